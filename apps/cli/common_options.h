@@ -1,0 +1,61 @@
+// Options shared by every executable (DESIGN.md section 8): the workload (--mask, --seqlen, --heads, ...),
+// the cluster (--gpus, --gpus-per-node, --profile) and the outputs (--json, --csv). List-valued options take
+// commas; token counts take k/K/M suffixes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace lcab::cli {
+
+namespace po = boost::program_options;
+
+struct WorkloadOptions {
+  std::vector<std::string> masks{"causal"};
+  std::vector<int64_t> seqlens{32768};
+  std::vector<int64_t> heads{64};
+  std::vector<int64_t> kv_heads{8};
+  std::vector<int64_t> head_dims{128};
+  std::vector<std::string> dtypes{"bf16"};
+  std::vector<std::string> passes{"fwd"};
+  std::vector<std::string> impls{"lcab_flash"};
+  int64_t batch = 1;
+};
+
+struct OutputOptions {
+  std::string json_path;  ///< "" none, "-" stdout
+  std::string csv_path;
+};
+
+/// Raw text of the workload options, converted by finish_workload_options after parsing.
+struct WorkloadText {
+  std::string masks = "causal";
+  std::string seqlens = "32k";
+  std::string heads = "64";
+  std::string kv_heads = "8";
+  std::string head_dims = "128";
+  std::string dtypes = "bf16";
+  std::string passes = "fwd";
+  std::string impls = "lcab_flash";
+};
+
+/// Adds --mask --seqlen --heads --kv-heads --head-dim --dtype --pass --impl --batch.
+void add_workload_options(po::options_description& desc, WorkloadText& text, WorkloadOptions& opts);
+/// Parses the list texts into opts; throws lcab::Error with a clear message on bad values.
+void finish_workload_options(const WorkloadText& text, WorkloadOptions& opts);
+/// Adds --json FILE and --csv FILE.
+void add_output_options(po::options_description& desc, OutputOptions& opts);
+
+/// Mask specs are split on commas only between specs: "causal,sliding_window:window=512" is two specs, while
+/// commas inside a spec's parameter list stay ("block_sparse:density=0.2,block=64"). A new spec starts at an
+/// element that has no '=' before its first ':' or has no '=' at all.
+std::vector<std::string> split_mask_specs(const std::string& text);
+
+/// Runs a subcommand's parser; on --help prints usage and returns false.
+bool parse_or_help(const std::vector<std::string>& args, const po::options_description& desc,
+                   const std::string& usage);
+
+}  // namespace lcab::cli

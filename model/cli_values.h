@@ -1,0 +1,27 @@
+// Parsing of command-line values shared by every executable: token counts with k/K/M suffixes and
+// comma-separated lists (`--seqlen 4k,16k,1M`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lcab {
+
+/// "4096", "4k", "4K" (x1024), "1M" (x1048576). Throws lcab::Error naming the text on anything else.
+int64_t parse_token_count(std::string_view text);
+/// A plain integer or a token count with suffix.
+int64_t parse_int(std::string_view text);
+/// A decimal number.
+double parse_double(std::string_view text);
+/// Splits on commas, trims spaces, drops nothing: an empty element is an error.
+std::vector<std::string> split_list(std::string_view text);
+/// Comma-separated token counts.
+std::vector<int64_t> parse_token_list(std::string_view text);
+/// "4096" -> "4K", "1048576" -> "1M", 3000 -> "3000": the shortest exact form.
+std::string format_tokens(int64_t tokens);
+/// Joins with ", ".
+std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+}  // namespace lcab

@@ -1,0 +1,78 @@
+// Block-level view of a mask for a tile shape Bq x Bk: which tiles a q-tile row touches, which of them are
+// fully unmasked ("full": no in-tile masking needed) and which are partial (boundary tiles that need in-tile
+// masking). This is what kernels pay for and what the compute model charges; the kernels' work lists are
+// built from the same runs, so predicted and real tiling agree.
+//
+// Tiles are aligned to a global grid: tile (r, c) covers rows [r*Bq, (r+1)*Bq) and keys [c*Bk, (c+1)*Bk),
+// clipped to S. A tile is *touched* when it holds at least one unmasked cell, and *full* when it lies wholly
+// inside [0,S)^2 (no clipping) and all its Bq x Bk cells are unmasked by one slice. Touched minus full is
+// partial. Cost: O(slices x q-tile rows they span), never O(S^2).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/mask.h"
+
+namespace lcab {
+
+struct TileShape {
+  int q = 128;  ///< rows per tile (Bq)
+  int k = 128;  ///< keys per tile (Bk)
+};
+
+/// A run of consecutive k tiles in one q-tile row that are all full or all partial.
+struct TileRun {
+  int64_t k_tile_begin = 0;
+  int64_t k_tile_end = 0;  ///< exclusive
+  bool partial = false;
+  int64_t length() const { return k_tile_end - k_tile_begin; }
+};
+
+struct TileCounts {
+  int64_t touched = 0;  ///< tiles with at least one unmasked cell
+  int64_t full = 0;     ///< tiles needing no in-tile masking
+  int64_t partial = 0;  ///< touched - full
+  int64_t q_tile_rows = 0;        ///< ceil(S / Bq)
+  int64_t nonempty_rows = 0;      ///< q-tile rows with at least one touched tile
+  int64_t max_tiles_per_row = 0;  ///< the longest q-tile row, in tiles
+};
+
+/// Runs per q-tile row of one head mask (one slice list).
+class MaskTiling {
+ public:
+  /// with_row_slices: also record, per q-tile row, the indices of the slices intersecting it (kernels need
+  /// them to mask partial tiles; the model does not).
+  MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, TileShape shape, bool with_row_slices = false);
+
+  TileShape shape() const { return shape_; }
+  int64_t seqlen() const { return seqlen_; }
+  int64_t num_q_tile_rows() const { return static_cast<int64_t>(row_offsets_.size()) - 1; }
+  /// The runs of q-tile row r, sorted by k tile, disjoint.
+  const TileRun* row_begin(int64_t r) const { return runs_.data() + row_offsets_[r]; }
+  const TileRun* row_end(int64_t r) const { return runs_.data() + row_offsets_[r + 1]; }
+  /// Touched tiles of row r.
+  int64_t row_tiles(int64_t r) const { return row_touched_[r]; }
+  int64_t row_partial_tiles(int64_t r) const { return row_partial_[r]; }
+  /// Slices (indices into the list given) intersecting row r; empty unless built with_row_slices.
+  const std::vector<int32_t>& row_slices(int64_t r) const { return row_slices_[r]; }
+  const std::vector<TileRun>& runs() const { return runs_; }
+  const std::vector<int64_t>& row_offsets() const { return row_offsets_; }
+  const TileCounts& counts() const { return counts_; }
+
+ private:
+  TileShape shape_;
+  int64_t seqlen_;
+  std::vector<TileRun> runs_;
+  std::vector<int64_t> row_offsets_;
+  std::vector<int64_t> row_touched_;
+  std::vector<int64_t> row_partial_;
+  std::vector<std::vector<int32_t>> row_slices_;
+  TileCounts counts_;
+};
+
+/// Tile counts of a whole mask: summed over head masks for per-kv-head masks (so that, like FLOPs, they are
+/// per "mask instance"; divide by num_head_masks() for a per-head mean).
+TileCounts count_tiles(const Mask& mask, TileShape shape);
+
+}  // namespace lcab

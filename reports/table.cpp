@@ -1,0 +1,98 @@
+#include "reports/table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "model/error.h"
+
+namespace lcab {
+
+Table::Table(std::vector<std::string> columns) : columns_(std::move(columns)) {}
+
+void Table::add_row(std::vector<std::string> cells) {
+  LCAB_CHECK(cells.size() == columns_.size(),
+             "table row has " << cells.size() << " cells but the table has " << columns_.size() << " columns");
+  rows_.push_back(std::move(cells));
+}
+
+namespace {
+bool looks_numeric(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == ',' || c == '-' || c == '+' || c == 'e' || c == '%' ||
+           c == 'x';
+  });
+}
+}  // namespace
+
+void Table::print_markdown(std::ostream& out) const {
+  std::vector<size_t> width(columns_.size());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    width[c] = std::max<size_t>(3, columns_[c].size());
+    for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
+  }
+  std::vector<bool> numeric(columns_.size(), true);
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    for (const auto& row : rows_) numeric[c] = numeric[c] && (looks_numeric(row[c]) || row[c] == "-");
+    if (rows_.empty()) numeric[c] = false;
+  }
+  auto cell = [&](const std::string& text, size_t c) {
+    const std::string pad(width[c] - text.size(), ' ');
+    return numeric[c] ? pad + text : text + pad;
+  };
+  out << "|";
+  for (size_t c = 0; c < columns_.size(); ++c) out << " " << cell(columns_[c], c) << " |";
+  out << "\n|";
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    out << (numeric[c] ? " " + std::string(width[c] - 1, '-') + ":" : " " + std::string(width[c], '-')) << " |";
+  }
+  out << "\n";
+  for (const auto& row : rows_) {
+    out << "|";
+    for (size_t c = 0; c < columns_.size(); ++c) out << " " << cell(row[c], c) << " |";
+    out << "\n";
+  }
+}
+
+void Table::print_csv(std::ostream& out) const {
+  auto quote = [](const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  for (size_t c = 0; c < columns_.size(); ++c) out << (c ? "," : "") << quote(columns_[c]);
+  out << "\n";
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size(); ++c) out << (c ? "," : "") << quote(row[c]);
+    out << "\n";
+  }
+}
+
+std::string format_fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string format_count(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value);
+  std::string out;
+  for (size_t n = 0; n < digits.size(); ++n) {
+    if (n && (digits.size() - n) % 3 == 0) out += ',';
+    out += digits[n];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? format_fixed(bytes, 0) + " B" : format_fixed(bytes, 2) + " " + units[u];
+}
+
+}  // namespace lcab
