@@ -86,16 +86,18 @@ int64_t Slice::area() const {
   return 0;
 }
 
-void validate_slices(int64_t seqlen, std::vector<Slice>& slices) {
-  LCAB_CHECK(seqlen > 0, "sequence length must be positive, got " << seqlen);
+void validate_slices(int64_t seqlen, std::vector<Slice>& slices) { validate_slices(seqlen, seqlen, slices); }
+
+void validate_slices(int64_t seqlen, int64_t seqlen_k, std::vector<Slice>& slices) {
+  LCAB_CHECK(seqlen > 0 && seqlen_k > 0, "sequence lengths must be positive, got " << seqlen << " x " << seqlen_k);
   for (size_t n = 0; n < slices.size(); ++n) {
     const Slice& s = slices[n];
     LCAB_CHECK(static_cast<uint8_t>(s.type) <= 3,
                "slice " << n << " has unknown type " << static_cast<int>(s.type)
                         << "; valid: full, causal, invcausal, bicausal");
-    LCAB_CHECK(s.q_begin >= 0 && s.q_end <= seqlen && s.k_begin >= 0 && s.k_end <= seqlen,
+    LCAB_CHECK(s.q_begin >= 0 && s.q_end <= seqlen && s.k_begin >= 0 && s.k_end <= seqlen_k,
                "slice " << n << " q [" << s.q_begin << "," << s.q_end << ") k [" << s.k_begin << "," << s.k_end
-                        << ") lies outside [0," << seqlen << ")");
+                        << ") lies outside [0," << seqlen << ") x [0," << seqlen_k << ")");
     LCAB_CHECK(s.q_begin < s.q_end && s.k_begin < s.k_end,
                "slice " << n << " q [" << s.q_begin << "," << s.q_end << ") k [" << s.k_begin << "," << s.k_end
                         << ") is empty");

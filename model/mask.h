@@ -106,5 +106,7 @@ class Mask {
 
 /// Sort slices by (q_begin, k_begin) and check them against a sequence of seqlen tokens; throws lcab::Error.
 void validate_slices(int64_t seqlen, std::vector<Slice>& slices);
+/// The same for a rectangular Sq x Sk problem (a context-parallel step: local queries against a key buffer).
+void validate_slices(int64_t seqlen_q, int64_t seqlen_k, std::vector<Slice>& slices);
 
 }  // namespace lcab

@@ -14,8 +14,12 @@ struct Interval {
 };
 }  // namespace
 
-MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, TileShape shape, bool with_row_slices)
+MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t seqlen_k, TileShape shape,
+                       bool with_row_slices)
     : shape_(shape), seqlen_(seqlen) {
+  // Full tiles are bounded by slice key ranges, which validation keeps inside [0, seqlen_k): no clipping check
+  // on the key side is needed here.
+  LCAB_CHECK(seqlen_k > 0, "key sequence length must be positive, got " << seqlen_k);
   LCAB_CHECK(shape.q > 0 && shape.k > 0, "tile shape must be positive, got " << shape.q << "x" << shape.k);
   LCAB_CHECK(seqlen > 0, "sequence length must be positive, got " << seqlen);
   const int64_t bq = shape.q;

@@ -43,10 +43,14 @@ class MaskTiling {
  public:
   /// with_row_slices: also record, per q-tile row, the indices of the slices intersecting it (kernels need
   /// them to mask partial tiles; the model does not).
-  MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, TileShape shape, bool with_row_slices = false);
+  MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, TileShape shape, bool with_row_slices = false)
+      : MaskTiling(slices, seqlen, seqlen, shape, with_row_slices) {}
+  /// Rectangular form for Sq queries x Sk keys (context-parallel steps attend a local q chunk to a k buffer).
+  MaskTiling(const std::vector<Slice>& slices, int64_t seqlen_q, int64_t seqlen_k, TileShape shape,
+             bool with_row_slices = false);
 
   TileShape shape() const { return shape_; }
-  int64_t seqlen() const { return seqlen_; }
+  int64_t seqlen_q() const { return seqlen_; }
   int64_t num_q_tile_rows() const { return static_cast<int64_t>(row_offsets_.size()) - 1; }
   /// The runs of q-tile row r, sorted by k tile, disjoint.
   const TileRun* row_begin(int64_t r) const { return runs_.data() + row_offsets_[r]; }
