@@ -49,7 +49,8 @@ std::vector<Slice> top_k_block_slices(const std::vector<int64_t>& q_bounds, cons
   // with Floyd's algorithm (k draws, no scores to select from), which keeps 128K-token masks fast.
   std::vector<uint8_t> kept(num_k_blocks, 0);
   std::vector<Slice> slices;
-  slices.reserve(num_q_blocks * std::min(keep, num_k_blocks - keep + 1));
+  // Expected runs per q block: each kept block starts a run unless its left neighbour is kept too.
+  slices.reserve(num_q_blocks * (keep * (num_k_blocks - keep + 1) / num_k_blocks + 1));
   for (size_t qb = 0; qb < num_q_blocks; ++qb) {
     for (size_t j = num_k_blocks - keep; j < num_k_blocks; ++j) {
       const size_t pick = static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(j) + 1));
