@@ -497,6 +497,23 @@ TEST(MaskPatterns, BlockBoundsAndTopK) {
   }
 }
 
+TEST(MaskPatterns, TopKKeepsEveryBlockAndAdjacentPairEquallyOften) {
+  // A uniformly random 3-subset of 10 blocks: each block kept with probability 0.3, each adjacent pair (one
+  // merged slice) with probability 3/10 * 2/9.
+  const int64_t rows = 40000;
+  const std::vector<int64_t> q_bounds = mask_patterns::uniform_block_bounds(rows, 1);
+  const std::vector<int64_t> k_bounds = mask_patterns::uniform_block_bounds(10, 1);
+  Rng rng(9);
+  const std::vector<Slice> slices = mask_patterns::top_k_block_slices(q_bounds, k_bounds, 0.3, rng);
+  std::vector<int64_t> kept(10, 0), pairs(9, 0);
+  for (const Slice& sl : slices) {
+    for (int64_t k = sl.k_begin; k < sl.k_end; ++k) ++kept[k];
+    for (int64_t k = sl.k_begin; k + 1 < sl.k_end; ++k) ++pairs[k];
+  }
+  for (int64_t n : kept) EXPECT_NEAR(static_cast<double>(n) / rows, 0.3, 0.012);
+  for (int64_t n : pairs) EXPECT_NEAR(static_cast<double>(n) / rows, 0.3 * 2.0 / 9.0, 0.008);
+}
+
 TEST(MaskPatterns, BandsInsideARange) {
   // Bands over [begin, end) of a longer sequence stay inside that range.
   for (int64_t w : {1, 3, 10, 50}) {
