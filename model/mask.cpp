@@ -105,8 +105,31 @@ void validate_slices(int64_t seqlen, int64_t seqlen_k, std::vector<Slice>& slice
   std::sort(slices.begin(), slices.end(), [](const Slice& a, const Slice& b) {
     return a.q_begin != b.q_begin ? a.q_begin < b.q_begin : a.k_begin < b.k_begin;
   });
-  // Sweep over q: the k ranges of the slices alive at a given q must be disjoint. Active intervals are kept
-  // disjoint, so a new one only needs checking against its neighbours.
+  auto describe = [&](size_t n) {
+    std::ostringstream out;
+    const Slice& s = slices[n];
+    out << "q [" << s.q_begin << "," << s.q_end << ") k [" << s.k_begin << "," << s.k_end << ")";
+    return out.str();
+  };
+  // Fast path, O(n): slices form bands of equal q range that do not overlap in q (documents, block-sparse rows,
+  // windows). Then only neighbours within a band can overlap.
+  bool banded = true;
+  for (size_t n = 1; n < slices.size() && banded; ++n) {
+    const Slice& a = slices[n - 1];
+    const Slice& b = slices[n];
+    banded = (a.q_begin == b.q_begin) ? a.q_end == b.q_end : a.q_end <= b.q_begin;
+  }
+  if (banded) {
+    for (size_t n = 1; n < slices.size(); ++n) {
+      if (slices[n - 1].q_begin == slices[n].q_begin) {
+        LCAB_CHECK(slices[n - 1].k_end <= slices[n].k_begin,
+                   "slices overlap: " << describe(n - 1) << " and " << describe(n));
+      }
+    }
+    return;
+  }
+  // General case: sweep over q; the k ranges of the slices alive at a given q must be disjoint. Active
+  // intervals are kept disjoint, so a new one only needs checking against its neighbours.
   struct Event {
     int64_t q;
     bool insert;
@@ -123,12 +146,6 @@ void validate_slices(int64_t seqlen, int64_t seqlen_k, std::vector<Slice>& slice
     return a.insert < b.insert;  // removals first: [a,b) and [b,c) do not overlap
   });
   std::map<int64_t, size_t> active;  // k_begin -> slice index
-  auto describe = [&](size_t n) {
-    std::ostringstream out;
-    const Slice& s = slices[n];
-    out << "q [" << s.q_begin << "," << s.q_end << ") k [" << s.k_begin << "," << s.k_end << ")";
-    return out.str();
-  };
   for (const Event& e : events) {
     const Slice& s = slices[e.index];
     if (!e.insert) {

@@ -99,6 +99,29 @@ TEST(Mask, OverlapCheckAgreesWithBruteForceOnRandomRectangles) {
   }
 }
 
+TEST(Mask, OverlapCheckOnBandedSlicesAgreesWithBruteForce) {
+  // Slices in q bands of equal range (the fast path of validate_slices), with random k ranges.
+  Rng rng(8);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t s = 24;
+    std::vector<Slice> slices;
+    for (int64_t q0 = 0; q0 < s; q0 += 8) {
+      const int n = static_cast<int>(rng.uniform_int(1, 4));
+      for (int m = 0; m < n; ++m) {
+        const int64_t k0 = rng.uniform_int(0, s), k1 = rng.uniform_int(k0 + 1, s + 1);
+        slices.push_back({q0, q0 + 8, k0, k1, SliceType::kFull});
+      }
+    }
+    bool overlap = false;
+    for (size_t a = 0; a < slices.size(); ++a)
+      for (size_t b = a + 1; b < slices.size(); ++b)
+        overlap = overlap || (slices[a].q_begin == slices[b].q_begin && slices[a].k_begin < slices[b].k_end &&
+                              slices[b].k_begin < slices[a].k_end);
+    if (overlap) EXPECT_THROW(Mask(s, slices), Error);
+    else EXPECT_NO_THROW(Mask(s, slices));
+  }
+}
+
 TEST(Mask, PerKvHeadAreasAndDense) {
   Mask m = Mask::per_kv_head(8, {{{0, 8, 0, 8, SliceType::kCausal}}, {{0, 8, 0, 8, SliceType::kFull}}});
   EXPECT_TRUE(m.is_per_kv_head());
