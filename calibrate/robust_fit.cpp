@@ -43,12 +43,14 @@ double median(std::vector<double> values) {
 Eigen::VectorXd weighted_solve(const LinearFitProblem& problem, const Eigen::VectorXd& weights) {
   const Eigen::VectorXd row_scale = weights.cwiseSqrt().cwiseQuotient(problem.measured);
   const Eigen::MatrixXd a = row_scale.asDiagonal() * problem.features;
-  const Eigen::VectorXd b = row_scale.cwiseProduct(problem.measured);
+  Eigen::VectorXd b = problem.measured;
+  if (problem.offset.size() != 0) b -= problem.offset;
+  b = b.cwiseProduct(row_scale);
   return solve_nnls(a, b).x;
 }
 
 Eigen::VectorXd relative_residuals(const LinearFitProblem& problem, const Eigen::VectorXd& parameters) {
-  return (problem.features * parameters - problem.measured).cwiseQuotient(problem.measured);
+  return (problem.predict(parameters) - problem.measured).cwiseQuotient(problem.measured);
 }
 
 /// True when the rows with positive weight still determine every parameter.
@@ -90,6 +92,12 @@ int reweight(const LinearFitProblem& problem, const RobustFitOptions& options, W
 
 }  // namespace
 
+Eigen::VectorXd LinearFitProblem::predict(const Eigen::VectorXd& parameters) const {
+  Eigen::VectorXd predicted = features * parameters;
+  if (offset.size() != 0) predicted += offset;
+  return predicted;
+}
+
 void check_fit_design(const LinearFitProblem& problem, const RobustFitOptions& options) {
   const Eigen::Index rows = problem.features.rows();
   const Eigen::Index cols = problem.features.cols();
@@ -100,6 +108,8 @@ void check_fit_design(const LinearFitProblem& problem, const RobustFitOptions& o
   LCAB_CHECK(problem.measured.size() == rows,
              group << ": " << rows << " feature rows but " << problem.measured.size() << " measurements");
   LCAB_CHECK(problem.features.allFinite(), group << ": a feature is NaN or infinite");
+  LCAB_CHECK(problem.offset.size() == 0 || (problem.offset.size() == rows && problem.offset.allFinite()),
+             group << ": the offset must be empty or one finite value per row");
   LCAB_CHECK(problem.features.minCoeff() >= 0 || rows == 0, group << ": features must be non-negative");
   for (Eigen::Index n = 0; n < rows; ++n)
     LCAB_CHECK(std::isfinite(problem.measured[n]) && problem.measured[n] > 0,
@@ -169,7 +179,7 @@ LinearFitResult fit_nonnegative_robust(const LinearFitProblem& problem, const Ro
              problem.group << ": the fit produced a negative or non-finite parameter");
   result.parameters = parameters;
   result.weights = weights;
-  result.predicted = problem.features * parameters;
+  result.predicted = problem.predict(parameters);
   std::vector<double> predicted_all, measured_all, predicted_in, measured_in;
   for (Eigen::Index n = 0; n < rows; ++n) {
     predicted_all.push_back(result.predicted[n]);

@@ -1,4 +1,5 @@
-// Robust non-negative linear fits of measured times: time ~= features . parameters, parameters >= 0, minimizing
+// Robust non-negative linear fits of measured times: time ~= offset + features . parameters, parameters >= 0,
+// minimizing
 // *relative* residuals (a 10 us kernel and a 10 ms kernel count alike), with outliers down-weighted by
 // iteratively reweighted least squares (Huber, then Tukey's biweight). Before fitting, the design is checked:
 // a parameter no record informs, or one that cannot be told apart from the others, is an error that names it.
@@ -21,6 +22,11 @@ struct LinearFitProblem {
   std::vector<std::string> parameter_hints;
   Eigen::MatrixXd features;                  ///< rows x parameters, finite, >= 0
   Eigen::VectorXd measured;                  ///< one per row, finite, > 0
+  /// Optional, one per row (empty means zero): the part of each prediction that does not depend on the
+  /// parameters (a linearized model's constant term).
+  Eigen::VectorXd offset;
+  /// offset + features * parameters.
+  Eigen::VectorXd predict(const Eigen::VectorXd& parameters) const;
 };
 
 enum class RobustLoss {
@@ -46,7 +52,7 @@ struct RobustFitOptions {
 
 struct LinearFitResult {
   Eigen::VectorXd parameters;  ///< >= 0, finite
-  Eigen::VectorXd predicted;   ///< features * parameters, per row
+  Eigen::VectorXd predicted;   ///< offset + features * parameters, per row
   Eigen::VectorXd weights;     ///< final robust weights in [0, 1], per row
   std::vector<int> outlier_rows;  ///< rows with weight below 0.1
   ResidualStats stats;         ///< over every row, outliers included

@@ -1,0 +1,31 @@
+// Selecting the measured records a calibration or a check can use, and grouping them the way results are
+// reported (kernel: implementation and pass; comm: operation and message-size class; cp: method and pass).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/record.h"
+
+namespace lcab::calibrate {
+
+/// Messages of at least this many bytes carry the communication accuracy target (issue 8) and feed the fit.
+inline constexpr int64_t kCommTargetMinBytes = int64_t{1} << 20;
+
+/// The records of `kind` ("kernel", "comm", "cp") that are measurements with status "ok" and a positive median
+/// time. `skipped` (optional) receives one line per record of that kind left out and why.
+std::vector<Record> usable_measurements(const std::vector<Record>& records, const std::string& kind,
+                                        std::vector<std::string>* skipped = nullptr);
+
+/// The measured median time in milliseconds (throws when absent).
+double measured_time_ms(const Record& record);
+
+/// The reporting group of a record: "kernel lcab_flash fwd", "comm all_gather >= 1 MiB", "cp ring fwd".
+std::string report_group(const Record& record);
+
+/// A short description of the record's point for per-point listings:
+/// "causal S=16K hd128 bf16 64/8", "256 MiB 2 GPUs world", "ring P=2 causal_document S=128K".
+std::string describe_point(const Record& record);
+
+}  // namespace lcab::calibrate
