@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Writes the built-in profiles data/profiles/h100_sxm.json and h200_sxm.json from datasheet and ANCHORS.md
+figures (lcab.profile/1, see model/perf/profile.h). Kernel parameters are solved from measured TFLOP/s under the
+model's own assumptions (model/perf/kernel_cost.h), so that the model reproduces those figures at 16K; every
+number states where it comes from. lcab-calibrate replaces them with fitted parameters.
+
+Usage: model/perf/derive_datasheet_profiles.py [OUT_DIR]   (default: data/profiles next to this repository)
+"""
+import json
+import math
+import os
+import sys
+
+ANCHORS = "ANCHORS.md"
+SMS = 132
+S = 16384          # the sequence length whose measurements the kernel parameters reproduce
+HEADS = 64
+HD = 128
+PARTIAL_OVER_FULL = 1.5  # a boundary tile costs 1.5 full tiles (in-tile masking), an assumption
+LAUNCH_US = 4.0
+
+def sourced(value, source):
+    return {"value": value, "source": source}
+
+# impl: (tile fwd, tile bwd, scheduler, {gpu: (full fwd, full bwd, causal fwd, causal bwd)}, source text)
+H100_SDPA_FLASH = (365, 315, 315, 316)
+IMPLS = {
+    "lcab_flash": ((128, 128), (128, 128), "persistent_longest_first",
+                   {"h100": H100_SDPA_FLASH, "h200": H100_SDPA_FLASH},
+                   "initial guess before any lcab_flash measurement: the FlashAttention-2 figures of " + ANCHORS +
+                   " (SDPA FlashAttention-2, H100, hd128, 16K: full 365/315, causal 315/316 TFLOP/s fwd/bwd)"),
+    "torch_sdpa_flash": ((128, 64), (64, 128), "grid_waves",
+                         {"h100": H100_SDPA_FLASH, "h200": H100_SDPA_FLASH},
+                         ANCHORS + " measured here: SDPA FlashAttention-2, H100, hd128, 16K: full 365/315, "
+                         "causal 315/316 TFLOP/s fwd/bwd"),
+    "torch_sdpa_cudnn": ((128, 128), (128, 128), "grid_waves",
+                         {"h100": (599, 552, 602, 536), "h200": (599, 552, 602, 536)},
+                         ANCHORS + " measured here: SDPA cuDNN, H100, hd128, 16K: full 599/552, causal 602/536 "
+                         "TFLOP/s fwd/bwd"),
+    "torch_flex": ((128, 128), (128, 128), "grid_waves",
+                   {"h100": (493, 432, 421, 391), "h200": (493, 432, 421, 391)},
+                   ANCHORS + " measured here: FlexAttention, H100, hd128, 16K: full 493/432, causal 421/391 TFLOP/s "
+                   "fwd/bwd"),
+    "cudnn": ((128, 128), (128, 128), "grid_waves",
+              {"h100": (595, 516, 539, 516 * 536 / 552), "h200": (702, 612, 673, 579)},
+              ANCHORS + " published: cuDNN 9 on H100 (FlashAttention-3 paper) hd128 16K: full 595/516, causal 539 "
+              "fwd (causal bwd = 516 x SDPA-cuDNN causal/full bwd ratio 536/552); on H200 cuDNN 9.19 GQA 64/8: "
+              "full 702/612, causal 673/579"),
+}
+
+
+def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
+    """Per-slot costs (us) that make the kernel model give the measured TFLOP/s at S=16K, hd128, 64 heads.
+
+    partial_tile_us = PARTIAL_OVER_FULL x full_tile_us (assumption); full_tile_us and row_us solve the two
+    equations time(full) = measured and time(causal) = measured. Returns (full, partial, row, row_clamped).
+    """
+    bq, bk = tile
+    rows = S // bq
+    cols = S // bk
+    items = rows * HEADS
+    waves = math.ceil(items / SMS)
+    time_full_us = flops_factor * 4.0 * S * S * HEADS * HD / (tflops_full * 1e12) * 1e6 - LAUNCH_US
+    # causal at S=16K: per q-tile row the tiles left of the diagonal band are full, the band is partial.
+    full_tiles = partial_tiles = 0
+    for r in range(rows):
+        q_lo, q_hi = r * bq, (r + 1) * bq - 1
+        for c in range(cols):
+            k_lo, k_hi = c * bk, (c + 1) * bk - 1
+            if k_lo > q_hi:
+                continue
+            if k_hi <= q_lo:
+                full_tiles += 1
+            else:
+                partial_tiles += 1
+    time_causal_us = flops_factor * 4.0 * (S * (S + 1) / 2) * HEADS * HD / (tflops_causal * 1e12) * 1e6 - LAUNCH_US
+    # full:   waves * (cols * c + row) = time_full                   (equal items: whole waves)
+    # causal: HEADS / SMS * ((F + k P) c + rows * row) = time_causal   (longest-first: balanced)
+    a1, b1, t1 = waves * cols, waves, time_full_us
+    a2 = HEADS / SMS * (full_tiles + PARTIAL_OVER_FULL * partial_tiles)
+    b2 = HEADS / SMS * rows
+    t2 = time_causal_us
+    det = a1 * b2 - a2 * b1
+    c_full = (t1 * b2 - t2 * b1) / det
+    row = (a1 * t2 - a2 * t1) / det
+    clamped = row < 0
+    if clamped:  # causal no slower per FLOP than full: no row overhead visible; fit full alone
+        row = 0.0
+        c_full = t1 / a1
+    scale = head_dim / HD
+    return c_full * scale, PARTIAL_OVER_FULL * c_full * scale, row * scale, clamped
+
+
+def kernel_entries(gpu):
+    entries = []
+    for impl, (tile_fwd, tile_bwd, scheduler, figures, source) in IMPLS.items():
+        full_fwd, full_bwd, causal_fwd, causal_bwd = figures[gpu]
+        for pass_name, tile, tf, tc, factor in (("fwd", tile_fwd, full_fwd, causal_fwd, 1.0),
+                                                ("bwd", tile_bwd, full_bwd, causal_bwd, 2.5)):
+            for head_dim in (64, 128, 256):
+                c_full, c_partial, c_row, row_clamped = solve_kernel(tile, tf, tc, factor, head_dim)
+                scaled = "" if head_dim == HD else (
+                    f"; scaled from hd128 by head_dim/128 (FLOPs per tile grow with D; same TFLOP/s assumed, "
+                    f"not measured at hd{head_dim})")
+                derivation = (f"solved so that the model gives {tf} TFLOP/s on full and {tc} on causal at 16K, "
+                              f"64 heads, hd128, {SMS} SMs; from {source}{scaled}")
+                if row_clamped:
+                    derivation = derivation.replace("solved so that", "causal is not slower per FLOP than full "
+                                                    "here, so row_us = 0 and full_tile_us solved so that")
+                for dtype in ("bf16", "fp16"):
+                    entries.append({
+                        "impl": impl, "pass": pass_name, "head_dim": head_dim, "dtype": dtype,
+                        "tile_q": tile[0], "tile_k": tile[1], "scheduler": scheduler,
+                        "ctas_per_sm": sourced(1, "assumption: one CTA per SM at these tile sizes (shared-memory "
+                                                  "bound); costs are per slot"),
+                        "full_tile_us": sourced(round(c_full, 6), derivation),
+                        "partial_tile_us": sourced(round(c_partial, 6), f"assumption: {PARTIAL_OVER_FULL} x "
+                                                   "full_tile_us (in-tile masking of boundary tiles)"),
+                        "row_us": sourced(round(c_row, 6), derivation),
+                        "launch_us": sourced(LAUNCH_US, "assumption: launch and tail of one kernel call"),
+                        "fit": {},
+                    })
+    return entries
+
+
+def fit_affine(points, factor):
+    """Least squares of relative error for time_us = lat + bytes * factor / bw over (bytes, us) points."""
+    # minimize sum ((lat + x/bw - t) / t)^2: linear in (lat, 1/bw)
+    a11 = a12 = a22 = b1 = b2 = 0.0
+    for size, t in points:
+        x = size * factor
+        w = 1.0 / (t * t)
+        a11 += w; a12 += w * x; a22 += w * x * x; b1 += w * t; b2 += w * x * t
+    det = a11 * a22 - a12 * a12
+    lat = (b1 * a22 - b2 * a12) / det
+    inv_bw = (a11 * b2 - a12 * b1) / det
+    return max(lat, 0.0), 1e6 / inv_bw
+
+
+MIB = 1 << 20
+SIZES = [MIB, 16 * MIB, 64 * MIB, 256 * MIB, 1024 * MIB]
+NCCL_SOURCE = (ANCHORS + " measured here: NCCL 2.28 on two H200 over NVLink 4 (NV18), bf16, through PyTorch 2.11 "
+               "(1 MiB .. 1 GiB); fitted time = latency + bytes x factor / bus bandwidth, least squares of relative "
+               "error")
+SENDRECV_POINTS = [(MIB, 28), (4 * MIB, 41), (16 * MIB, 91), (64 * MIB, 254), (256 * MIB, 875), (1024 * MIB, 2985)]
+SENDRECV_SOURCE = (ANCHORS + " measured here: NCCL send/recv ring exchange between two H200 over NVLink, called "
+                   "from C++ (28 us at 1 MiB .. 2985 us at 1 GiB); fitted time = latency + bytes / bandwidth, least "
+                   "squares of relative error")
+
+
+def collectives(network_bytes_per_s, network_latency_us):
+    intra = {}
+    intra["send_recv"] = fit_affine(SENDRECV_POINTS, 1.0) + (SENDRECV_SOURCE,)
+    # all-to-all: nccl-tests size = bytes per rank; per pair chunk = size / 2, (n - 1) = 1 chunk crosses.
+    intra["all_to_all"] = fit_affine(list(zip(SIZES, [34, 69, 173, 534, 1674])), 0.5) + (
+        NCCL_SOURCE + ": all-to-all 34/69/173/534/1674 us; chunk per pair = size/2",)
+    intra["all_gather"] = fit_affine(list(zip(SIZES, [33, 113, 316, 1071, 3818])), 1.0) + (
+        NCCL_SOURCE + ": all-gather 33/113/316/1071/3818 us for bytes per rank",)
+    intra["reduce_scatter"] = fit_affine(list(zip(SIZES, [35, 112, 329, 1096, 3924])), 1.0) + (
+        NCCL_SOURCE + ": reduce-scatter 35/112/329/1096/3924 us for bytes per rank out",)
+    lat_ag, bw_ag, _ = intra["all_gather"]
+    lat_rs, bw_rs, _ = intra["reduce_scatter"]
+    intra["all_reduce"] = (lat_ag + lat_rs, 2.0 / (1.0 / bw_ag + 1.0 / bw_rs),
+                           "derived: ring all-reduce = reduce-scatter + all-gather, from the two fits above "
+                           "(all-reduce not measured)")
+    out = []
+    for op, (lat, bw, source) in intra.items():
+        out.append({"op": op, "link": "intra_node", "latency_us": sourced(round(lat, 3), source),
+                    "bytes_per_s": sourced(round(bw, -6), source), "fit": {}})
+    for op, (lat, bw, source) in intra.items():
+        out.append({"op": op, "link": "inter_node",
+                    "latency_us": sourced(round(lat + network_latency_us, 3),
+                                          f"intra-node latency fit plus one network hop ({network_latency_us} us, "
+                                          "assumption; not measured here)"),
+                    "bytes_per_s": sourced(network_bytes_per_s, "network.bytes_per_s: InfiniBand NDR 400 Gb/s per "
+                                           "GPU, 50 GB/s per direction (" + ANCHORS + "); not measured here"),
+                    "fit": {}})
+    return out
+
+
+def profile(gpu):
+    is_h200 = gpu == "h200"
+    net_bw, net_lat = 50e9, 5.0
+    return {
+        "schema": "lcab.profile/1",
+        "name": "h200_sxm" if is_h200 else "h100_sxm",
+        "provenance": {
+            "kind": "datasheet",
+            "description": "Datasheet and " + ANCHORS + " figures; kernel and collective parameters derived by "
+                           "model/perf/derive_datasheet_profiles.py. Replace with lcab-calibrate output.",
+            "inputs": [ANCHORS], "devices": [], "date": "2026-11-22", "git_sha": "", "residuals": {},
+        },
+        "gpu": {
+            "name": "NVIDIA H200" if is_h200 else "NVIDIA H100 80GB HBM3",
+            "sms": sourced(132, ANCHORS + " hardware limits (H100/H200 SXM: 132 SMs)"),
+            "peak_dense_flops_per_s": sourced(989e12, ANCHORS + " hardware limits: dense BF16 tensor, datasheet"),
+            "hbm_bytes_per_s": sourced(4.8e12 if is_h200 else 3.35e12,
+                                       ANCHORS + " hardware limits: HBM " + ("4.8" if is_h200 else "3.35") +
+                                       " TB/s, datasheet"),
+            "memory_bytes": sourced((143771 if is_h200 else 81559) * MIB,
+                                    "nvidia-smi total memory (" + ("143771 MiB; datasheet 141 GB" if is_h200 else
+                                                                    "81559 MiB; datasheet 80 GB") + ")"),
+        },
+        "node": {
+            "gpus_per_node": sourced(8, "HGX H100/H200 baseboard: 8 GPUs per node"),
+            "intra_bytes_per_s": sourced(450e9, ANCHORS + " hardware limits: NVLink 4, 450 GB/s per GPU per "
+                                                "direction"),
+            "intra_latency_us": sourced(2.0, "assumption: one NVLink/NVSwitch hop of a ring step; not measured "
+                                             "here"),
+        },
+        "network": {
+            "bytes_per_s": sourced(net_bw, ANCHORS + " hardware limits: InfiniBand NDR per GPU, 50 GB/s per "
+                                           "direction"),
+            "latency_us": sourced(net_lat, "assumption: one InfiniBand hop including the switch; not measured "
+                                           "here"),
+        },
+        "overlap_slowdown": sourced(1.1, "assumption: NCCL kernels take some SMs and memory bandwidth from "
+                                         "attention while they overlap; replaced by calibration on CP records"),
+        "kernels": kernel_entries(gpu),
+        "collectives": collectives(net_bw, net_lat),
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "data", "profiles")
+    for gpu, name in (("h100", "h100_sxm"), ("h200", "h200_sxm")):
+        with open(os.path.join(out_dir, name + ".json"), "w") as f:
+            json.dump(profile(gpu), f, indent=2)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

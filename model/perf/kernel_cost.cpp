@@ -1,0 +1,139 @@
+#include "model/perf/kernel_cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/error.h"
+#include "model/mask_tiling.h"
+
+namespace lcab::perf {
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+uint64_t hash_call(std::span<const std::vector<Slice>> slices, int64_t sq, int64_t sk, const AttentionShape& s) {
+  uint64_t h = mix(mix(0, static_cast<uint64_t>(sq)), static_cast<uint64_t>(sk));
+  for (int64_t v : {s.batch, s.heads, s.kv_heads, s.head_dim, s.dtype_bytes}) h = mix(h, static_cast<uint64_t>(v));
+  for (const std::vector<Slice>& list : slices) {
+    h = mix(h, list.size());
+    for (const Slice& x : list) {
+      h = mix(h, static_cast<uint64_t>(x.q_begin));
+      h = mix(h, static_cast<uint64_t>(x.q_end));
+      h = mix(h, static_cast<uint64_t>(x.k_begin));
+      h = mix(h, static_cast<uint64_t>(x.k_end));
+      h = mix(h, static_cast<uint64_t>(x.type));
+    }
+  }
+  return h;
+}
+
+bool same_shape(const AttentionShape& a, const AttentionShape& b) {
+  return a.batch == b.batch && a.heads == b.heads && a.kv_heads == b.kv_heads && a.head_dim == b.head_dim &&
+         a.dtype_bytes == b.dtype_bytes;
+}
+}  // namespace
+
+KernelCostModel::KernelCostModel(KernelParams params, int sms)
+    : params_(std::move(params)),
+      pass_(params_.pass == "bwd" ? KernelPass::kBackward : KernelPass::kForward),
+      slots_(static_cast<int64_t>(std::llround(sms * params_.ctas_per_sm.value))) {
+  LCAB_CHECK(sms > 0, "the GPU must have at least one SM, got " << sms);
+  LCAB_CHECK(slots_ > 0, "kernel " << params_.impl << ": sms x ctas_per_sm must be at least 1");
+}
+
+KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
+                                 const AttentionShape& shape) const {
+  LCAB_CHECK(!slices.empty(), "an attention call needs a slice list (one shared, or one per kv head)");
+  const int64_t masks = static_cast<int64_t>(slices.size());
+  LCAB_CHECK(masks == 1 || masks == shape.kv_heads,
+             "per-kv-head slices need one list per kv head: got " << masks << " lists for " << shape.kv_heads
+                                                                  << " kv heads");
+  LCAB_CHECK(shape.heads > 0 && shape.kv_heads > 0 && shape.heads % shape.kv_heads == 0 && shape.batch > 0,
+             "heads (" << shape.heads << ") must be a positive multiple of kv_heads (" << shape.kv_heads
+                       << ") and batch positive");
+  const int64_t heads_per_mask = shape.heads / masks;
+  const double full_us = params_.full_tile_us.value;
+  const double partial_us = params_.partial_tile_us.value;
+  const double row_us = params_.row_us.value;
+  const bool grid = params_.scheduler == KernelScheduler::kGridWaves;
+
+  KernelCost result;
+  std::vector<CostRun> runs;          // one head's launch order per mask (grid) or all rows (persistent)
+  std::vector<CostRun> ordered;       // grid: the whole launch order
+  std::vector<CostRun> per_mask_runs;
+  for (int64_t m = 0; m < masks; ++m) {
+    const std::vector<Slice>& list = slices[static_cast<size_t>(m)];
+    double area = 0;
+    for (const Slice& s : list) area += static_cast<double>(s.area());
+    result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
+    per_mask_runs.clear();
+    if (list.empty()) {
+      if (grid) per_mask_runs.push_back({row_us, (seqlen_q + params_.tile.q - 1) / params_.tile.q});
+    } else {
+      const MaskTiling tiling(list, seqlen_q, seqlen_k, params_.tile);
+      const TileCounts& counts = tiling.counts();
+      result.full_tiles += counts.full * heads_per_mask * shape.batch;
+      result.partial_tiles += counts.partial * heads_per_mask * shape.batch;
+      for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+        const int64_t tiles = tiling.row_tiles(r);
+        if (tiles == 0 && !grid) continue;
+        const int64_t partial = tiling.row_partial_tiles(r);
+        const double c = static_cast<double>(tiles - partial) * full_us + static_cast<double>(partial) * partial_us +
+                         row_us;
+        if (!per_mask_runs.empty() && per_mask_runs.back().cost_us == c) ++per_mask_runs.back().count;
+        else per_mask_runs.push_back({c, 1});
+      }
+    }
+    if (grid) {
+      // Launch order: row fastest, then head; the heads of this mask are consecutive.
+      for (int64_t h = 0; h < heads_per_mask; ++h) ordered.insert(ordered.end(), per_mask_runs.begin(), per_mask_runs.end());
+    } else {
+      for (CostRun r : per_mask_runs) {
+        r.count *= heads_per_mask * shape.batch;
+        runs.push_back(r);
+      }
+    }
+  }
+  result.flops = 4.0 * result.pairs * static_cast<double>(shape.head_dim) * (pass_ == KernelPass::kBackward ? 2.5 : 1.0);
+  result.peak_mem_bytes = attention_peak_bytes(shape, seqlen_q, seqlen_k, pass_);
+  if (result.full_tiles + result.partial_tiles == 0) return result;  // nothing to compute: never launched
+  if (grid) {
+    const size_t one_batch = ordered.size();
+    for (int64_t b = 1; b < shape.batch; ++b) ordered.insert(ordered.end(), ordered.begin(), ordered.begin() + one_batch);
+    result.slots = schedule_in_order(ordered, slots_);
+  } else {
+    result.slots = schedule_longest_first(std::move(runs), slots_);
+  }
+  result.work_items = result.slots.items;
+  result.launch_us = params_.launch_us.value;
+  result.time_us = result.launch_us + result.slots.makespan_us;
+  return result;
+}
+
+KernelCost KernelCostModel::cost(const Mask& mask, const AttentionShape& shape) const {
+  std::vector<std::vector<Slice>> lists;
+  for (int h = 0; h < mask.num_head_masks(); ++h) lists.push_back(mask.slices(h));
+  LCAB_CHECK(!mask.is_per_kv_head() || mask.num_head_masks() == shape.kv_heads,
+             "the mask was built for " << mask.num_head_masks() << " kv heads but the shape has " << shape.kv_heads);
+  return cost(lists, mask.seqlen(), mask.seqlen(), shape);
+}
+
+const KernelCost& KernelCostModel::cached_cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q,
+                                               int64_t seqlen_k, const AttentionShape& shape) const {
+  std::vector<CacheEntry>& bucket = cache_[hash_call(slices, seqlen_q, seqlen_k, shape)];
+  for (const CacheEntry& e : bucket) {
+    if (e.seqlen_q == seqlen_q && e.seqlen_k == seqlen_k && same_shape(e.shape, shape) &&
+        std::equal(e.slices.begin(), e.slices.end(), slices.begin(), slices.end()))
+      return *e.cost;
+  }
+  CacheEntry entry{{slices.begin(), slices.end()}, seqlen_q, seqlen_k, shape,
+                   std::make_unique<KernelCost>(cost(slices, seqlen_q, seqlen_k, shape))};
+  bucket.push_back(std::move(entry));
+  ++cache_size_;
+  return *bucket.back().cost;
+}
+
+}  // namespace lcab::perf

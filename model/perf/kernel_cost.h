@@ -1,0 +1,78 @@
+// Kernel cost model (DESIGN.md section 6): the time of one attention call from the mask's tiling.
+//
+// For the implementation's tile shape Bq x Bk the mask is cut into q-tile rows (model/mask_tiling.h). One work
+// item is one q-tile row of one q head of one batch element; it costs
+//     cost(row) = full(row) * full_tile_us + partial(row) * partial_tile_us + row_us
+// on one execution slot (slots = SMs x CTAs per SM). Items are handed to slots as the kernel schedules them
+// (KernelScheduler: a persistent longest-first work list, or a grid launch in waves), so wave quantization and
+// imbalance emerge from the slot loads; the call takes
+//     time = launch_us + max over slots of the slot's summed item costs.
+// A grid launch runs every q-tile row (an empty row still writes zeros: row_us); a persistent kernel's work
+// list holds only rows with tiles. A call with no tile at all is never launched and costs 0.
+// The backward pass is modelled on the same q-tile rows (its per-tile costs are the backward parameters).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "model/mask.h"
+#include "model/perf/memory.h"
+#include "model/perf/profile.h"
+#include "model/perf/slot_scheduler.h"
+
+namespace lcab::perf {
+
+struct KernelCost {
+  double time_us = 0;       ///< launch + busiest slot; 0 when there is no work
+  double launch_us = 0;
+  SlotSchedule slots;       ///< slot loads (makespan, busy time, imbalance)
+  int64_t work_items = 0;   ///< q-tile rows x heads x batch handed to slots
+  int64_t full_tiles = 0;   ///< over all heads and batch
+  int64_t partial_tiles = 0;
+  double pairs = 0;         ///< unmasked (q, k) pairs over all q heads and batch
+  double flops = 0;         ///< FlashAttention convention: fwd 4 * pairs * D, bwd 2.5x
+  int64_t peak_mem_bytes = 0;
+  /// Items per slot: 62.06 means 63 waves for equal items (the last one 6% full).
+  double waves() const { return slots.slots > 0 ? static_cast<double>(work_items) / slots.slots : 0; }
+  double tflops() const { return time_us > 0 ? flops / time_us * 1e-6 : 0; }
+};
+
+class KernelCostModel {
+ public:
+  /// params: one implementation, pass, head dim and dtype (HardwareProfile::kernel); sms: the GPU's SMs.
+  KernelCostModel(KernelParams params, int sms);
+
+  const KernelParams& params() const { return params_; }
+  KernelPass pass() const { return pass_; }
+  int64_t slots() const { return slots_; }
+
+  /// One call: seqlen_q queries against seqlen_k keys with slices in local coordinates, either one list shared
+  /// by all heads or one per kv head (kernels/attention.h convention; shape.kv_heads lists then).
+  KernelCost cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
+                  const AttentionShape& shape) const;
+  /// Self-attention over a whole mask.
+  KernelCost cost(const Mask& mask, const AttentionShape& shape) const;
+  /// As cost(), remembering results by content: equal (slices, lengths, shape) are costed once. The planner's
+  /// CP steps repeat a few local masks many times.
+  const KernelCost& cached_cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
+                                const AttentionShape& shape) const;
+  size_t cache_entries() const { return cache_size_; }
+
+ private:
+  struct CacheEntry {
+    std::vector<std::vector<Slice>> slices;
+    int64_t seqlen_q, seqlen_k;
+    AttentionShape shape;
+    std::unique_ptr<KernelCost> cost;
+  };
+  KernelParams params_;
+  KernelPass pass_;
+  int64_t slots_;
+  mutable std::unordered_map<uint64_t, std::vector<CacheEntry>> cache_;
+  mutable size_t cache_size_ = 0;
+};
+
+}  // namespace lcab::perf

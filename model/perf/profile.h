@@ -1,0 +1,163 @@
+// Hardware and cluster profiles (DESIGN.md section 6): the numbers the performance model runs on.
+//
+// A profile is a JSON file (schema "lcab.profile/1", data/profiles/*.json). Every number carries its source:
+//   {"value": 989e12, "source": "H100 SXM datasheet, dense BF16"}
+// Built-in profiles start from datasheet and ANCHORS.md figures; lcab-calibrate writes profiles with the same
+// schema whose parameters were fitted to measurements (provenance.kind = "calibrated"). Readers ignore unknown
+// fields at the top level and in each entry's "fit" object, which calibration uses for residual statistics.
+//
+// File layout:
+//   {"schema": "lcab.profile/1", "name": "h100_sxm",
+//    "provenance": {"kind": "datasheet"|"calibrated", "description", "inputs": [...], "devices": [...],
+//                   "date", "git_sha", "residuals": {...}},
+//    "gpu":     {"name", "sms", "peak_dense_flops_per_s", "hbm_bytes_per_s", "memory_bytes"},
+//    "node":    {"gpus_per_node", "intra_bytes_per_s", "intra_latency_us"},
+//    "network": {"bytes_per_s", "latency_us"},
+//    "overlap_slowdown": {...},
+//    "kernels": [{"impl", "pass", "head_dim", "dtype", "tile_q", "tile_k", "scheduler", "ctas_per_sm",
+//                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "fit"}, ...],
+//    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "fit"}, ...]}
+// (every numeric leaf except head_dim, tile_q, tile_k is a {"value", "source"} object).
+//
+// Meaning of the collective parameters (what calibration fits; n = group size, B = CommOp::chunk_bytes):
+//   send_recv:      time = latency_us + B / bytes_per_s
+//   all_to_all:     time = latency_us + B * (n - 1) / bytes_per_s          (B per sender-receiver pair)
+//   all_gather:     time = latency_us + B * (n - 1) / bytes_per_s          (B contributed per member; ring)
+//   reduce_scatter: time = latency_us + B * (n - 1) / bytes_per_s          (B received per member; ring)
+//   all_reduce:     time = latency_us + 2 B (n - 1) / n / bytes_per_s       (B the buffer; ring RS + AG)
+// i.e. bytes_per_s is nccl-tests' bus bandwidth. Groups larger than two add one link latency per further ring
+// step (see comm_cost.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/mask_tiling.h"
+
+namespace lcab::perf {
+
+inline constexpr const char* kProfileSchema = "lcab.profile/1";
+
+/// A number and where it came from (datasheet, measurement, fit, assumption).
+struct Sourced {
+  double value = 0;
+  std::string source;
+};
+
+struct GpuSpec {
+  std::string name;                ///< "NVIDIA H100 80GB HBM3"
+  Sourced sms;                     ///< streaming multiprocessors
+  Sourced peak_dense_flops_per_s;  ///< dense BF16 tensor-core FLOP/s
+  Sourced hbm_bytes_per_s;
+  Sourced memory_bytes;            ///< device memory capacity
+};
+
+struct NodeSpec {
+  Sourced gpus_per_node;
+  Sourced intra_bytes_per_s;  ///< NVLink, per GPU, per direction
+  Sourced intra_latency_us;   ///< one NVLink hop
+};
+
+struct NetworkSpec {
+  Sourced bytes_per_s;  ///< inter-node, per GPU (its NIC), per direction
+  Sourced latency_us;   ///< one inter-node hop
+};
+
+/// How a kernel hands its work items (q-tile row x head x batch) to the SMs.
+enum class KernelScheduler : uint8_t {
+  kPersistentLongestFirst = 0,  ///< persistent CTAs take the longest remaining row first (FA3, lcab_flash)
+  kGridWaves = 1,               ///< a plain grid launch: rows in launch order (row fastest, then head, batch),
+                                ///< each CTA to the first free slot (waves)
+};
+std::string_view to_string(KernelScheduler scheduler);  ///< "persistent_longest_first" | "grid_waves"
+KernelScheduler parse_kernel_scheduler(std::string_view name);
+
+/// Cost parameters of one kernel implementation for one pass, head dim and dtype.
+struct KernelParams {
+  std::string impl;   ///< "lcab_flash", "torch_sdpa_flash", ...
+  std::string pass;   ///< "fwd" | "bwd"
+  int head_dim = 128;
+  std::string dtype;  ///< "bf16" | "fp16"
+  TileShape tile;     ///< Bq x Bk of the kernel's q-tile rows and k tiles
+  KernelScheduler scheduler = KernelScheduler::kPersistentLongestFirst;
+  Sourced ctas_per_sm;      ///< concurrent CTAs per SM (work slots = sms x ctas_per_sm)
+  Sourced full_tile_us;     ///< one slot's time for one unmasked tile
+  Sourced partial_tile_us;  ///< one slot's time for one boundary tile (in-tile masking)
+  Sourced row_us;           ///< per q-tile row overhead (prologue, epilogue: load Q, write O and lse)
+  Sourced launch_us;        ///< per kernel call
+  nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
+};
+
+enum class CollectiveOp : uint8_t { kSendRecv = 0, kAllToAll = 1, kAllGather = 2, kReduceScatter = 3, kAllReduce = 4 };
+std::string_view to_string(CollectiveOp op);  ///< "send_recv", "all_to_all", "all_gather", "reduce_scatter", "all_reduce"
+CollectiveOp parse_collective_op(std::string_view name);
+inline constexpr CollectiveOp kAllCollectiveOps[] = {CollectiveOp::kSendRecv, CollectiveOp::kAllToAll,
+                                                     CollectiveOp::kAllGather, CollectiveOp::kReduceScatter,
+                                                     CollectiveOp::kAllReduce};
+
+enum class LinkClass : uint8_t { kIntraNode = 0, kInterNode = 1 };
+std::string_view to_string(LinkClass link);  ///< "intra_node" | "inter_node"
+LinkClass parse_link_class(std::string_view name);
+
+struct CollectiveParams {
+  CollectiveOp op = CollectiveOp::kSendRecv;
+  LinkClass link = LinkClass::kIntraNode;
+  Sourced latency_us;
+  Sourced bytes_per_s;  ///< bus bandwidth as defined in the header comment
+  nlohmann::json fit = nlohmann::json::object();
+};
+
+struct Provenance {
+  std::string kind = "datasheet";  ///< "datasheet" | "calibrated"
+  std::string description;
+  std::vector<std::string> inputs;   ///< measurement files a fit used
+  std::vector<std::string> devices;  ///< devices those measurements ran on
+  std::string date;                  ///< ISO 8601
+  std::string git_sha;
+  nlohmann::json residuals = nlohmann::json::object();
+};
+
+struct HardwareProfile {
+  std::string name;
+  Provenance provenance;
+  GpuSpec gpu;
+  NodeSpec node;
+  NetworkSpec network;
+  /// Compute that runs while communication runs on the same GPU takes this factor longer (>= 1).
+  Sourced overlap_slowdown;
+  std::vector<KernelParams> kernels;
+  std::vector<CollectiveParams> collectives;
+
+  /// Throws lcab::Error listing the (impl, pass, head_dim, dtype) entries present when there is no match.
+  const KernelParams& kernel(std::string_view impl, std::string_view pass, int64_t head_dim,
+                             std::string_view dtype) const;
+  /// Distinct implementation names with kernel entries, in file order.
+  std::vector<std::string> kernel_impls() const;
+  /// Throws lcab::Error when the profile has no entry for (op, link).
+  const CollectiveParams& collective(CollectiveOp op, LinkClass link) const;
+  int sms() const { return static_cast<int>(gpu.sms.value); }
+};
+
+/// Checks every value (positive where it must be, overlap_slowdown >= 1, no NaN, no duplicate entries, an
+/// entry for every collective op x link class); throws lcab::Error naming the first bad field.
+void validate_profile(const HardwareProfile& profile);
+
+nlohmann::json to_json(const HardwareProfile& profile);
+/// Parses and validates; throws lcab::Error naming the missing or malformed field ("kernels[3].row_us: ...").
+HardwareProfile profile_from_json(const nlohmann::json& j);
+HardwareProfile load_profile(const std::string& path);
+/// Writes pretty JSON (2-space indent) ending with a newline.
+void save_profile(const HardwareProfile& profile, const std::string& path);
+
+/// Names of the built-in profiles ("h100_sxm", "h200_sxm"), embedded at build time from data/profiles/.
+std::vector<std::string> builtin_profile_names();
+/// A built-in profile by name; throws lcab::Error listing the valid names.
+const HardwareProfile& builtin_profile(std::string_view name);
+/// A built-in profile name or a path to a profile JSON file.
+HardwareProfile resolve_profile(const std::string& name_or_path);
+
+}  // namespace lcab::perf

@@ -1,0 +1,87 @@
+#include "model/perf/comm_cost.h"
+
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "model/error.h"
+#include "tests/model/perf_test_profiles.h"
+
+namespace lcab::perf {
+namespace {
+
+// simple_profile: intra 10 us + bytes / 100 GB/s, inter 20 us + bytes / 10 GB/s; hop latency 1 us (NVLink),
+// 2 us (network).
+const CommCostModel& two_nodes() {
+  static const HardwareProfile profile = testing::simple_profile();
+  static const CommCostModel model(profile, {16, 8});
+  return model;
+}
+
+std::vector<int> ranks(int first, int count, int stride = 1) {
+  std::vector<int> r;
+  for (int n = 0; n < count; ++n) r.push_back(first + n * stride);
+  return r;
+}
+
+TEST(PerfCommCost, SendRecvUsesTheLinkBetweenTheTwoRanks) {
+  EXPECT_DOUBLE_EQ(two_nodes().send_recv_us(0, 1, 1000000), 10 + 10);
+  EXPECT_DOUBLE_EQ(two_nodes().send_recv_us(7, 8, 1000000), 20 + 100);
+  EXPECT_EQ(two_nodes().link_between(3, 4), LinkClass::kIntraNode);
+  EXPECT_EQ(two_nodes().link_between(3, 12), LinkClass::kInterNode);
+}
+
+TEST(PerfCommCost, AllGatherAndReduceScatterRingVolumes) {
+  // 4 ranks in a node, 1 MB each: (n - 1) chunks at bus bandwidth, plus one hop latency per further step.
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllGather, ranks(0, 4), 1000000), 10 + 2 * 1 + 3 * 10);
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kReduceScatter, ranks(0, 4), 1000000),
+                   10 + 2 * 1 + 3 * 10);
+  // A ring that leaves the node runs every step at network speed.
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllGather, ranks(0, 2, 8), 1000000), 20 + 100);
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllGather, ranks(6, 4), 1000000),
+                   20 + 2 * 2 + 3 * 100);
+  // all-reduce: 2 (n - 1) / n of the buffer, two passes of hop latencies.
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllReduce, ranks(0, 4), 1000000), 10 + 4 + 15);
+}
+
+TEST(PerfCommCost, AllToAllIsBoundedByTheNicAcrossNodes) {
+  // 8 ranks in one node: 7 chunks over NVLink.
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllToAll, ranks(0, 8), 1000000), 10 + 7 * 10);
+  // 16 ranks on two nodes: 7 chunks over NVLink and 8 through the NIC at once; the NIC decides.
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllToAll, ranks(0, 16), 1000000), 20 + 8 * 100);
+  // Strided: 2 ranks per node on 2 nodes (4 members): 1 chunk over NVLink, 2 through the NIC.
+  const GroupSpan s = two_nodes().span(std::vector<int>{0, 1, 8, 9});
+  EXPECT_EQ(s.nodes, 2);
+  EXPECT_EQ(s.max_per_node, 2);
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllToAll, s, 1000000), 20 + 2 * 100);
+}
+
+TEST(PerfCommCost, OneMemberMovesNothing) {
+  EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllGather, ranks(3, 1), 1 << 20), 0.0);
+}
+
+TEST(PerfCommCost, MoreBandwidthIsNeverSlower) {
+  HardwareProfile fast = testing::simple_profile();
+  for (CollectiveParams& c : fast.collectives) c.bytes_per_s.value *= 2;
+  const CommCostModel quick(fast, {16, 8});
+  for (CollectiveOp op : kAllCollectiveOps) {
+    for (int count : {2, 4, 8, 16}) {
+      const std::vector<int> g = ranks(0, count);
+      EXPECT_LE(quick.collective_us(op, g, 1 << 20), two_nodes().collective_us(op, g, 1 << 20));
+    }
+  }
+}
+
+TEST(PerfCommCost, ClusterMustFillWholeNodes) {
+  try {
+    validate_cluster({12, 8});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 8"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(validate_cluster({4, 8}));
+  EXPECT_NO_THROW(validate_cluster({1024, 8}));
+}
+
+}  // namespace
+}  // namespace lcab::perf

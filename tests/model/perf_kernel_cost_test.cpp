@@ -1,0 +1,161 @@
+#include "model/perf/kernel_cost.h"
+
+#include <algorithm>
+#include <queue>
+
+#include <gtest/gtest.h>
+
+#include "model/error.h"
+#include "model/mask_spec.h"
+#include "model/rng.h"
+#include "tests/model/perf_test_profiles.h"
+
+namespace lcab::perf {
+namespace {
+
+using testing::simple_kernel;
+
+AttentionShape heads_shape(int64_t heads, int64_t kv_heads) {
+  AttentionShape s;
+  s.heads = heads;
+  s.kv_heads = kv_heads;
+  return s;
+}
+
+// One item at a time onto the least-loaded slot: the reference the bulk rounds must reproduce.
+double naive_greedy(const std::vector<CostRun>& runs, int64_t slots) {
+  std::priority_queue<double, std::vector<double>, std::greater<double>> loads;
+  for (int64_t s = 0; s < slots; ++s) loads.push(0);
+  double max = 0;
+  for (const CostRun& r : runs) {
+    for (int64_t n = 0; n < r.count; ++n) {
+      const double load = loads.top() + r.cost_us;
+      loads.pop();
+      loads.push(load);
+      max = std::max(max, load);
+    }
+  }
+  return max;
+}
+
+TEST(PerfSlotScheduler, BulkRoundsEqualItemByItemGreedy) {
+  Rng rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<CostRun> runs;
+    const int n = 1 + static_cast<int>(rng.uniform_int(0, 20));
+    for (int k = 0; k < n; ++k)
+      runs.push_back({static_cast<double>(rng.uniform_int(1, 8)) * 0.5, rng.uniform_int(1, 40)});
+    const int64_t slots = rng.uniform_int(1, 9);
+    EXPECT_DOUBLE_EQ(schedule_in_order(runs, slots).makespan_us, naive_greedy(runs, slots)) << trial;
+    std::vector<CostRun> sorted = runs;
+    std::sort(sorted.begin(), sorted.end(), [](const CostRun& a, const CostRun& b) { return a.cost_us > b.cost_us; });
+    EXPECT_DOUBLE_EQ(schedule_longest_first(runs, slots).makespan_us, naive_greedy(sorted, slots)) << trial;
+  }
+}
+
+TEST(PerfKernelCost, FullMaskWholeWaves) {
+  // S = 1024, 128 x 128 tiles: 8 q-tile rows of 8 full tiles, 8 x 1 + 0.5 = 8.5 us each; 5 heads = 40 items on
+  // 4 slots: 10 whole waves.
+  const KernelCostModel model(simple_kernel(), 4);
+  const Mask mask = make_mask("full", 1024);
+  const KernelCost c = model.cost(mask, heads_shape(5, 5));
+  EXPECT_EQ(c.work_items, 40);
+  EXPECT_EQ(c.full_tiles, 320);
+  EXPECT_EQ(c.partial_tiles, 0);
+  EXPECT_DOUBLE_EQ(c.time_us, 3.0 + 10 * 8.5);
+  EXPECT_DOUBLE_EQ(c.slots.imbalance(), 1.0);
+  EXPECT_DOUBLE_EQ(c.waves(), 10.0);
+  EXPECT_DOUBLE_EQ(c.flops, 4.0 * 1024 * 1024 * 5 * 128);
+}
+
+TEST(PerfKernelCost, WaveQuantizationAndImbalance) {
+  // 3 heads x 8 rows = 24 items of 8.5 us on 5 slots: 5 waves (the last one 4/5 full).
+  const KernelCostModel model(simple_kernel(), 5);
+  const KernelCost c = model.cost(make_mask("full", 1024), heads_shape(3, 1));
+  EXPECT_DOUBLE_EQ(c.time_us, 3.0 + 5 * 8.5);
+  EXPECT_DOUBLE_EQ(c.slots.busy_mean_us(), 24 * 8.5 / 5);
+  EXPECT_DOUBLE_EQ(c.slots.imbalance(), 5 * 8.5 / (24 * 8.5 / 5));
+}
+
+TEST(PerfKernelCost, CausalLongestFirstVersusGridOrder) {
+  // S = 512 causal: row r has r full tiles and one partial diagonal tile: 2.5, 3.5, 4.5, 5.5 us; 2 slots.
+  // Longest first: {5.5, 2.5} and {4.5, 3.5} -> 8. Launch order: {2.5, 4.5} and {3.5, 5.5} -> 9.
+  const Mask mask = make_mask("causal", 512);
+  const KernelCost lpt = KernelCostModel(simple_kernel(), 2).cost(mask, heads_shape(1, 1));
+  EXPECT_EQ(lpt.full_tiles, 6);
+  EXPECT_EQ(lpt.partial_tiles, 4);
+  EXPECT_DOUBLE_EQ(lpt.time_us, 3.0 + 8.0);
+  const KernelCost grid =
+      KernelCostModel(simple_kernel("fwd", KernelScheduler::kGridWaves), 2).cost(mask, heads_shape(1, 1));
+  EXPECT_DOUBLE_EQ(grid.time_us, 3.0 + 9.0);
+}
+
+TEST(PerfKernelCost, GridLaunchPaysForEmptyRows) {
+  // Only rows [0, 128) see keys [0, 128): one full tile (1.5 us). A grid launch also runs the three empty rows
+  // (0.5 us each) on the one slot; a persistent work list skips them.
+  const std::vector<std::vector<Slice>> slices = {{Slice{0, 128, 0, 128, SliceType::kFull}}};
+  const KernelCost grid =
+      KernelCostModel(simple_kernel("fwd", KernelScheduler::kGridWaves), 1).cost(slices, 512, 512, heads_shape(1, 1));
+  EXPECT_DOUBLE_EQ(grid.time_us, 3.0 + 1.5 + 3 * 0.5);
+  const KernelCost lpt = KernelCostModel(simple_kernel(), 1).cost(slices, 512, 512, heads_shape(1, 1));
+  EXPECT_DOUBLE_EQ(lpt.time_us, 3.0 + 1.5);
+}
+
+TEST(PerfKernelCost, PerKvHeadListsAndEmptyCalls) {
+  // kv head 0 sees a full 256 x 256 (2 rows of 2 full tiles, 2.5 us), kv head 1 nothing; 2 q heads per kv head.
+  const std::vector<std::vector<Slice>> slices = {{Slice{0, 256, 0, 256, SliceType::kFull}}, {}};
+  const KernelCost c = KernelCostModel(simple_kernel(), 4).cost(slices, 256, 256, heads_shape(4, 2));
+  EXPECT_EQ(c.work_items, 4);
+  EXPECT_DOUBLE_EQ(c.time_us, 3.0 + 2.5);
+  EXPECT_DOUBLE_EQ(c.pairs, 256.0 * 256 * 2);
+  const std::vector<std::vector<Slice>> none = {{}};
+  EXPECT_DOUBLE_EQ(KernelCostModel(simple_kernel(), 4).cost(none, 256, 256, heads_shape(4, 2)).time_us, 0.0);
+  EXPECT_THROW(KernelCostModel(simple_kernel(), 4).cost(slices, 256, 256, heads_shape(4, 4)), Error);
+}
+
+TEST(PerfKernelCost, BackwardCountsTwoAndAHalfForwardFlopsAndMoreMemory) {
+  const Mask mask = make_mask("causal", 2048);
+  const KernelCost fwd = KernelCostModel(simple_kernel("fwd"), 4).cost(mask, heads_shape(8, 2));
+  const KernelCost bwd = KernelCostModel(simple_kernel("bwd"), 4).cost(mask, heads_shape(8, 2));
+  EXPECT_DOUBLE_EQ(bwd.flops, 2.5 * fwd.flops);
+  EXPECT_GT(bwd.peak_mem_bytes, fwd.peak_mem_bytes);
+  // fwd: q, out (8 heads), k, v (2 heads) in bf16 and the fp32 lse.
+  EXPECT_EQ(fwd.peak_mem_bytes, 2 * 2048 * 8 * 128 * 2 + 2 * 2048 * 2 * 128 * 2 + 8 * 2048 * 4);
+}
+
+TEST(PerfKernelCost, MoreCostlyTilesAreNeverFaster) {
+  const Mask mask = make_mask("causal_document", 65536);
+  KernelParams slow = simple_kernel();
+  double last = 0;
+  for (double full_us : {0.5, 1.0, 1.5, 3.0}) {
+    slow.full_tile_us.value = full_us;
+    const double t = KernelCostModel(slow, 132).cost(mask, heads_shape(64, 8)).time_us;
+    EXPECT_GE(t, last);
+    last = t;
+  }
+}
+
+TEST(PerfKernelCost, CachedCostEqualsFreshCost) {
+  const KernelCostModel model(simple_kernel("fwd", KernelScheduler::kGridWaves), 7);
+  const Mask mask = make_mask("sliding_window_causal:window=300", 4096);
+  const std::vector<std::vector<Slice>> lists = {mask.slices()};
+  const KernelCost fresh = model.cost(lists, 4096, 4096, heads_shape(4, 2));
+  const KernelCost& a = model.cached_cost(lists, 4096, 4096, heads_shape(4, 2));
+  const KernelCost& b = model.cached_cost(lists, 4096, 4096, heads_shape(4, 2));
+  EXPECT_EQ(&a, &b);
+  EXPECT_EQ(model.cache_entries(), 1u);
+  EXPECT_DOUBLE_EQ(a.time_us, fresh.time_us);
+  model.cached_cost(lists, 4096, 4096, heads_shape(8, 2));
+  EXPECT_EQ(model.cache_entries(), 2u);
+}
+
+TEST(PerfKernelCost, BuiltinProfileReproducesItsAnchorAtSixteenK) {
+  // The datasheet profile's parameters were solved so that full at 16K gives the measured TFLOP/s.
+  const HardwareProfile& p = builtin_profile("h100_sxm");
+  const KernelCostModel model(p.kernel("torch_sdpa_cudnn", "fwd", 128, "bf16"), p.sms());
+  const KernelCost c = model.cost(make_mask("full", 16384), heads_shape(64, 8));
+  EXPECT_NEAR(c.tflops(), 599, 1.0);
+}
+
+}  // namespace
+}  // namespace lcab::perf

@@ -1,0 +1,98 @@
+#include "model/perf/profile.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "model/error.h"
+#include "tests/model/perf_test_profiles.h"
+
+namespace lcab::perf {
+namespace {
+
+TEST(PerfProfile, BuiltinProfilesLoadAndCarrySources) {
+  for (const std::string& name : builtin_profile_names()) {
+    const HardwareProfile& p = builtin_profile(name);
+    EXPECT_EQ(p.name, name);
+    EXPECT_EQ(p.sms(), 132);
+    EXPECT_EQ(p.gpu.peak_dense_flops_per_s.value, 989e12);
+    EXPECT_FALSE(p.gpu.peak_dense_flops_per_s.source.empty());
+    for (const std::string impl : {"lcab_flash", "torch_sdpa_flash", "torch_sdpa_cudnn", "torch_flex", "cudnn"}) {
+      for (const std::string pass : {"fwd", "bwd"}) {
+        const KernelParams& k = p.kernel(impl, pass, 128, "bf16");
+        EXPECT_GT(k.full_tile_us.value, 0) << impl;
+        EXPECT_FALSE(k.full_tile_us.source.empty());
+      }
+    }
+  }
+  EXPECT_GT(builtin_profile("h200_sxm").gpu.hbm_bytes_per_s.value,
+            builtin_profile("h100_sxm").gpu.hbm_bytes_per_s.value);
+}
+
+TEST(PerfProfile, UnknownNamesListTheValidOnes) {
+  try {
+    builtin_profile("a100");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("h100_sxm"), std::string::npos);
+  }
+  const HardwareProfile& p = builtin_profile("h100_sxm");
+  try {
+    p.kernel("flash9", "fwd", 128, "bf16");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lcab_flash"), std::string::npos) << e.what();
+  }
+  try {
+    p.kernel("lcab_flash", "fwd", 96, "bf16");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("64, 128, 256"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PerfProfile, SaveLoadRoundTrip) {
+  HardwareProfile p = testing::simple_profile();
+  p.provenance.kind = "calibrated";
+  p.provenance.inputs = {"a.jsonl", "b.jsonl"};
+  p.provenance.residuals = {{"kernel_mape", 3.5}};
+  p.kernels[0].fit = {{"points", 12}};
+  const std::string path = (std::filesystem::temp_directory_path() / "lcab_profile_roundtrip.json").string();
+  save_profile(p, path);
+  const HardwareProfile back = load_profile(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(to_json(back), to_json(p));
+  EXPECT_EQ(back.provenance.inputs.size(), 2u);
+  EXPECT_EQ(back.kernels[0].fit["points"], 12);
+  EXPECT_EQ(back.collective(CollectiveOp::kAllGather, LinkClass::kInterNode).bytes_per_s.value, 10e9);
+}
+
+TEST(PerfProfile, RejectsNumbersWithoutSourceOrOutOfRange) {
+  nlohmann::json j = to_json(testing::simple_profile());
+  j["gpu"]["sms"] = 132;
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["overlap_slowdown"]["value"] = 0.5;
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["kernels"][0]["full_tile_us"]["value"] = -1;
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["collectives"].erase(0);
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["schema"] = "lcab.profile/0";
+  EXPECT_THROW(profile_from_json(j), Error);
+  try {
+    j = to_json(testing::simple_profile());
+    j["kernels"][1].erase("row_us");
+    profile_from_json(j);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kernels[1].row_us"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lcab::perf
