@@ -24,10 +24,9 @@
 //
 // Accumulation semantics of a compute item (the executor keeps accumulators in fp32):
 //   forward:  its partial (out, lse) for rows q_rows and heads q_heads is merged (online softmax, NaN-free for
-//             rows that have seen no key) into the output accumulator of its q buffer (Schedule::out_buffer for
-//             that q buffer, same rows);
-//   backward: dQ += into the dq accumulator of the q buffer (same rows); dK, dV += into grad_buffer rows
-//             [grad_row_begin, grad_row_begin + k_rows.length()).
+//             rows that have seen no key) into the out and lse buffers of its QSide (same rows);
+//   backward: reads out, lse, dout of its QSide; dQ += into the QSide's dq (same rows); dK, dV += into
+//             grad_buffer rows [grad_row_begin, grad_row_begin + k_rows.length()).
 // Inputs a backward pass reads in head-split layout (Ulysses: q, k, v, out, lse) are those the forward pass
 // left there; a backward schedule only moves dout in and the gradients out.
 //
@@ -114,7 +113,7 @@ struct TokenMap {
   std::vector<Segment> segments;
   int64_t rows() const;       ///< total rows, pads included
   int64_t real_tokens() const;  ///< rows that are not pads
-  /// Global token of local row r, or -1 for a pad row. O(log segments).
+  /// Global token of local row r, or -1 for a pad row. O(segments).
   int64_t global_of(int64_t row) const;
   /// Appends a segment, merging it with the last one when contiguous (pads with pads).
   void append(Segment segment);
@@ -207,9 +206,11 @@ struct ComputeItem {
   TokenRange k_rows;        ///< rows of k_buffer (kernel seqlen_k = k_rows.length())
   HeadRange q_heads;        ///< global q heads computed (the q/out buffers hold exactly these, in order)
   HeadRange kv_heads;       ///< global kv heads read (the k buffer holds exactly these, in order)
+  int q_side = -1;          ///< Schedule::q_sides index: the out/lse/dout/dq buffers that go with q_buffer
   /// Mask in coordinates local to this item: rows [0, q_rows.length()), keys [0, k_rows.length()); sorted,
-  /// non-overlapping, never empty. One list shared by all heads, or one per kv head of kv_heads (per-kv-head
-  /// masks), exactly as kernels' AttentionProblem::slices.
+  /// non-overlapping. One list shared by all heads, or one per kv head of kv_heads (per-kv-head masks; a
+  /// head's list may be empty), exactly as kernels' AttentionProblem::slices. Items with no slice at all are
+  /// never emitted (fully masked work is dropped).
   std::vector<std::vector<Slice>> slices;
   int64_t pairs = 0;        ///< unmasked (q, k) pairs summed over q_heads, per batch element (exact)
   int q_map = -1;           ///< Schedule::token_maps index: global tokens of q_buffer's rows (for checks)
@@ -254,7 +255,7 @@ struct CommOp {
 struct Op {
   OpKind kind = OpKind::kCompute;
   Stream stream = Stream::kCompute;
-  int step = 0;             ///< the method's step this op belongs to (ring: 0 .. R-1; -1 before/after steps)
+  int step = 0;             ///< the method's step this op belongs to, 0 .. num_steps-1 (see each method)
   int index = -1;           ///< into items (kCompute), memory_ops (kZero/kAdd) or comms (the rest)
   int32_t deps_begin = 0;   ///< deps are RankSchedule::dep_pool[deps_begin, deps_begin + deps_count)
   int32_t deps_count = 0;
@@ -273,6 +274,15 @@ struct RankSchedule {
   }
   int64_t bytes_sent() const;     ///< summed over comms
   int64_t compute_pairs() const;  ///< summed over items
+};
+
+/// The buffers that go with one q buffer (ids into Schedule::buffers; -1 where the pass has none).
+struct QSide {
+  int q = -1;
+  int out = -1;   ///< forward: output accumulator (merged by items); backward: saved output (read)
+  int lse = -1;   ///< forward: written; backward: read
+  int dout = -1;  ///< backward only
+  int dq = -1;    ///< backward only: accumulator
 };
 
 /// The 2-D layout of a method: rank -> (Ulysses member u, ring position p = window a * (R/W) + index i).
@@ -299,8 +309,7 @@ struct Schedule {
   std::vector<Group> groups;
   std::vector<RankSchedule> ranks;   ///< index = global rank
   int num_steps = 0;                 ///< max step + 1
-  /// For each buffer of role kQ, the accumulator its items write: out (fwd) or dq (bwd); -1 for others.
-  std::vector<int> out_buffer;
+  std::vector<QSide> q_sides;        ///< the buffers that go with each q buffer
 
   int gpus() const { return static_cast<int>(ranks.size()); }
   int64_t total_pairs() const;  ///< over all ranks: equals Hq * mask area (shared) for a correct schedule

@@ -1,0 +1,61 @@
+// The registry of context-parallel methods (DESIGN.md sections 4 and 7): ring, allgather, ulysses, usp,
+// loongtrain. A method normalizes a CpConfig (fills the degrees it implies, picks its default sharding, rejects
+// what it cannot run with a message that says what would be valid) and builds forward and backward schedules.
+//
+//   CpMethodRegistry registry;
+//   register_all(registry);                       // or builtin_cp_methods()
+//   Schedule s = build_schedule(config, Pass::kForward);
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/cp/schedule.h"
+
+namespace lcab::cp {
+
+struct CpMethod {
+  std::string name;
+  std::string description;  ///< one line, as in the README table
+  /// Returns the config with degrees, windows and sharding filled in; throws lcab::Error naming the problem and
+  /// the valid choices.
+  std::function<CpConfig(CpConfig)> normalize;
+  /// Builds the schedule of a normalized config.
+  std::function<Schedule(const CpConfig&, Pass)> build;
+};
+
+class CpMethodRegistry {
+ public:
+  /// Adds a method; a duplicate name is an error.
+  void add(CpMethod method);
+  /// Throws lcab::Error listing the valid names when name is unknown.
+  const CpMethod& find(std::string_view name) const;
+  std::vector<std::string> names() const;
+  const std::vector<CpMethod>& methods() const { return methods_; }
+
+ private:
+  std::vector<CpMethod> methods_;
+};
+
+/// Registers ring, allgather, ulysses, usp and loongtrain.
+void register_all(CpMethodRegistry& registry);
+
+/// The registry with every built-in method, built once.
+const CpMethodRegistry& builtin_cp_methods();
+
+/// builtin_cp_methods().find(config.method).normalize(config).
+CpConfig normalize_config(const CpConfig& config);
+/// Normalizes and builds.
+Schedule build_schedule(const CpConfig& config, Pass pass);
+
+/// Checks shared by every method on a config whose degrees are filled in: the workload (mask, heads, GQA), GPUs
+/// per node, U x R = P, heads divisible by U, kv heads (Hk % U == 0 or U % Hk == 0), windows dividing R, the
+/// sequence long enough for the sharding. Throws lcab::Error saying what would be valid.
+void validate_config(const CpConfig& config);
+
+/// (U, R) pairs with U x R = P that the workload's heads allow, as "UxR" text (for error messages and planners).
+std::vector<std::pair<int64_t, int64_t>> valid_degrees(int64_t gpus, int64_t heads, int64_t kv_heads);
+
+}  // namespace lcab::cp

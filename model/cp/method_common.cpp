@@ -1,0 +1,88 @@
+#include "model/cp/method_common.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace lcab::cp {
+
+HeadRange ulysses_q_heads(int64_t u, int64_t ulysses, int64_t heads) {
+  const int64_t per = heads / ulysses;
+  return {u * per, (u + 1) * per};
+}
+
+HeadRange ulysses_kv_heads(int64_t u, int64_t ulysses, int64_t heads, int64_t kv_heads) {
+  if (kv_heads >= ulysses) {
+    const int64_t per = kv_heads / ulysses;
+    return {u * per, (u + 1) * per};
+  }
+  const int64_t group = heads / kv_heads;  // q heads per kv head
+  const int64_t kv = ulysses_q_heads(u, ulysses, heads).begin / group;
+  return {kv, kv + 1};
+}
+
+MaskResolver::MaskResolver(const Mask& mask) : mask_(&mask) {
+  for (int h = 0; h < mask.num_head_masks(); ++h) rows_.emplace_back(mask.slices(h));
+  per_head_block_.resize(rows_.size());
+}
+
+void MaskResolver::resolve(const TokenMap& q_map, const KeyBlockIndex& index) {
+  for (size_t h = 0; h < rows_.size(); ++h) {
+    auto& blocks = per_head_block_[h];
+    blocks.resize(index.num_blocks());
+    for (auto& b : blocks) b.clear();
+    resolve_rows(rows_[h], q_map, index, blocks);
+  }
+}
+
+std::vector<int> head_lists_for(const MaskResolver& resolver, HeadRange kv) {
+  if (!resolver.per_kv_head()) return {0};
+  std::vector<int> lists;
+  for (int64_t h = kv.begin; h < kv.end; ++h) lists.push_back(static_cast<int>(h));
+  return lists;
+}
+
+std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, HeadRange q_heads, HeadRange kv_heads,
+                                     bool per_kv_head, int64_t heads, int64_t kv_heads_total) {
+  int64_t q0 = std::numeric_limits<int64_t>::max(), q1 = 0, k0 = q0, k1 = 0;
+  bool any = false;
+  for (const auto& list : slices)
+    for (const Slice& s : list) {
+      any = true;
+      q0 = std::min(q0, s.q_begin);
+      q1 = std::max(q1, s.q_end);
+      k0 = std::min(k0, s.k_begin);
+      k1 = std::max(k1, s.k_end);
+    }
+  if (!any) return std::nullopt;
+  ComputeItem item;
+  item.q_rows = {q0, q1};
+  item.k_rows = {k0, k1};
+  item.q_heads = q_heads;
+  item.kv_heads = kv_heads;
+  const int64_t group = heads / kv_heads_total;
+  for (size_t h = 0; h < slices.size(); ++h) {
+    std::vector<Slice>& list = slices[h];
+    int64_t area = 0;
+    for (Slice& s : list) {
+      s.q_begin -= q0;
+      s.q_end -= q0;
+      s.k_begin -= k0;
+      s.k_end -= k0;
+      area += s.area();
+    }
+    std::sort(list.begin(), list.end(), [](const Slice& a, const Slice& b) {
+      return a.q_begin != b.q_begin ? a.q_begin < b.q_begin : a.k_begin < b.k_begin;
+    });
+    // q heads this list serves: all of q_heads for a shared mask, else those reading kv head kv_heads.begin + h
+    int64_t q_count = q_heads.count();
+    if (per_kv_head) {
+      const int64_t kv = kv_heads.begin + static_cast<int64_t>(h);
+      q_count = std::max<int64_t>(0, std::min(q_heads.end, (kv + 1) * group) - std::max(q_heads.begin, kv * group));
+    }
+    item.pairs += area * q_count;
+  }
+  item.slices = std::move(slices);
+  return item;
+}
+
+}  // namespace lcab::cp

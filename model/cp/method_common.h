@@ -1,0 +1,43 @@
+// Pieces every CP method shares: head ranges of Ulysses members, the mask resolved per ring position, and
+// compute items made from resolved slices. Internal to model/cp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "model/cp/mask_resolve.h"
+#include "model/cp/schedule.h"
+
+namespace lcab::cp {
+
+/// q heads of Ulysses member u of U: [u * Hq/U, (u+1) * Hq/U).
+HeadRange ulysses_q_heads(int64_t u, int64_t ulysses, int64_t heads);
+/// kv heads member u needs: its Hk/U heads when Hk >= U, else the one kv head its q heads read (U % Hk == 0).
+HeadRange ulysses_kv_heads(int64_t u, int64_t ulysses, int64_t heads, int64_t kv_heads);
+
+/// The global mask, indexed once per head mask, resolved for one q token map at a time.
+class MaskResolver {
+ public:
+  explicit MaskResolver(const Mask& mask);
+  /// Resolves q_map against every block of index: result()[head list][block] = slices in (q_map row, block row).
+  void resolve(const TokenMap& q_map, const KeyBlockIndex& index);
+  const std::vector<std::vector<std::vector<Slice>>>& result() const { return per_head_block_; }
+  bool per_kv_head() const { return mask_->is_per_kv_head(); }
+
+ private:
+  const Mask* mask_;
+  std::vector<SliceRowIndex> rows_;  ///< one per head mask
+  std::vector<std::vector<std::vector<Slice>>> per_head_block_;
+};
+
+/// The head lists an item of kv heads `kv` uses: {0} for a shared mask, else the kv head indices.
+std::vector<int> head_lists_for(const MaskResolver& resolver, HeadRange kv);
+
+/// A compute item from slices given in (q buffer row, k buffer row) coordinates, one list per head list of
+/// head_lists_for(); sets q_rows/k_rows to their bounding box and makes the slices local to it, and counts
+/// pairs over q_heads (GQA group size Hq / Hk). std::nullopt when every list is empty.
+std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, HeadRange q_heads, HeadRange kv_heads,
+                                     bool per_kv_head, int64_t heads, int64_t kv_heads_total);
+
+}  // namespace lcab::cp
