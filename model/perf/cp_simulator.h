@@ -1,0 +1,98 @@
+// The CP simulator (DESIGN.md section 6): plays a method's schedule (model/cp/schedule.h) through the cost
+// models, on per-rank streams with the schedule's dependencies.
+//
+// Rules (the same the executor in cp/ obeys on GPUs):
+//   - ops of one stream run in list order; an op is issued when the previous op of its stream and every op in
+//     its deps have finished;
+//   - compute (attention) ops take the kernel model's time for their item, memory ops (zero, add) their bytes
+//     over HBM bandwidth plus one launch;
+//   - a send/recv pair transfers once both sides are issued: start = max(issue times), both end together after
+//     the send/recv cost of the link between the two ranks; a collective starts when every member of its group
+//     has issued it and ends on all members together after the collective's cost;
+//   - compute that runs while communication runs on the same rank is slowed by the profile's overlap factor f:
+//     a compute op of kernel time d overlapping communication for o microseconds takes d + (f - 1) o. The
+//     overlap is taken from the previous iteration of the whole simulation (iteration 1 assumes none; two
+//     iterations are played unless f = 1).
+// Outputs: start and end of every op, every step of every rank, the critical path, compute and exposed
+// communication per rank, imbalance, peak memory per rank.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/cp/schedule.h"
+#include "model/perf/comm_cost.h"
+#include "model/perf/kernel_cost.h"
+#include "model/perf/timeline.h"
+
+namespace lcab::perf {
+
+/// The cost models a simulation uses (not owned). kernel must be for the schedule's pass.
+struct CpCostModels {
+  const KernelCostModel* kernel = nullptr;
+  const CommCostModel* comm = nullptr;
+  double overlap_slowdown = 1.0;
+  double hbm_bytes_per_s = 3.35e12;
+  double memory_op_launch_us = 3.0;
+};
+/// Cost models from a profile's parameters: fills overlap, HBM and the memory-op launch (the kernel's launch).
+CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm);
+
+struct OpTiming {
+  double issue_us = 0;  ///< when the op could start on its own (its stream and deps done)
+  double start_us = 0;  ///< when it ran (communication: when every party was there)
+  double end_us = 0;
+};
+
+struct RankSummary {
+  double end_us = 0;           ///< the rank's last op ends
+  double compute_us = 0;       ///< busy time of the compute stream (attention and memory ops)
+  double attention_us = 0;     ///< of which attention kernels
+  double comm_us = 0;          ///< union of communication intervals
+  double exposed_comm_us = 0;  ///< communication while the compute stream is idle
+  int64_t peak_mem_bytes = 0;  ///< the schedule's buffers plus the largest kernel workspace
+  double flops = 0;
+};
+
+/// One op on the critical path.
+struct PathOp {
+  int rank = 0;
+  int op = 0;
+};
+
+struct StepTiming {
+  double start_us = 0;
+  double end_us = 0;
+  bool present = false;  ///< the rank has ops in this step
+};
+
+struct CpSimulation {
+  std::vector<std::vector<OpTiming>> ops;     ///< [rank][op]
+  std::vector<std::vector<StepTiming>> steps; ///< [rank][step]
+  std::vector<RankSummary> ranks;
+  std::vector<PathOp> critical_path;          ///< from the first op to the last to finish
+  double time_us = 0;                          ///< the slowest rank's end
+  double critical_compute_us = 0;              ///< compute ops' time on the critical path
+  double critical_comm_us = 0;                 ///< communication ops' time on the critical path
+  int slowest_rank = 0;
+  double compute_max_us() const;
+  double compute_mean_us() const;
+  /// max / mean compute busy time over ranks (1 = balanced).
+  double imbalance() const;
+  int64_t peak_mem_bytes() const;  ///< max over ranks
+  double flops() const;            ///< over all ranks
+};
+
+struct SimulationOptions {
+  bool critical_path = true;  ///< the planner turns it off to save time
+};
+
+/// Plays the schedule. Throws lcab::Error when the schedule cannot finish (an op waits forever), naming it.
+CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, SimulationOptions options = {});
+
+/// Events of the simulated timeline: one per op, on stream rows named as cp::to_string(Stream); time_offset_us
+/// shifts everything (a backward pass after its forward pass).
+void append_timeline(const cp::Schedule& schedule, const CpSimulation& simulation, Timeline& timeline,
+                     double time_offset_us = 0);
+
+}  // namespace lcab::perf
