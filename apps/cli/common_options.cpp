@@ -55,6 +55,19 @@ void finish_workload_options(const WorkloadText& text, WorkloadOptions& opts) {
   LCAB_CHECK(opts.batch > 0, "--batch must be positive, got " << opts.batch);
 }
 
+void add_cluster_options(po::options_description& desc, ClusterText& text, ClusterOptions& opts) {
+  desc.add_options()
+      ("gpus", po::value(&text.gpus)->default_value(text.gpus), "GPU count(s), e.g. 8,64,1024")
+      ("gpus-per-node", po::value(&opts.gpus_per_node)->default_value(opts.gpus_per_node), "GPUs per node")
+      ("profile", po::value(&opts.profile)->default_value(opts.profile),
+       "hardware profile: a built-in name (h100_sxm, h200_sxm) or a profile JSON file");
+}
+
+void finish_cluster_options(const ClusterText& text, ClusterOptions& opts) {
+  opts.gpus = positive_list(text.gpus, "gpus");
+  LCAB_CHECK(opts.gpus_per_node > 0, "--gpus-per-node must be positive, got " << opts.gpus_per_node);
+}
+
 void add_output_options(po::options_description& desc, OutputOptions& opts) {
   desc.add_options()
       ("json", po::value(&opts.json_path), "append records as JSON Lines to FILE ('-' for stdout)")

@@ -46,6 +46,21 @@ struct WorkloadText {
 void add_workload_options(po::options_description& desc, WorkloadText& text, WorkloadOptions& opts);
 /// Parses the list texts into opts; throws lcab::Error with a clear message on bad values.
 void finish_workload_options(const WorkloadText& text, WorkloadOptions& opts);
+/// The cluster a prediction is for: GPU counts (a list), GPUs per node and the hardware profile (a built-in
+/// name or a profile JSON path).
+struct ClusterOptions {
+  std::vector<int64_t> gpus{8};
+  int64_t gpus_per_node = 8;
+  std::string profile = "h100_sxm";
+};
+struct ClusterText {
+  std::string gpus = "8";
+};
+/// Adds --gpus --gpus-per-node --profile.
+void add_cluster_options(po::options_description& desc, ClusterText& text, ClusterOptions& opts);
+/// Parses --gpus and checks the counts are positive; throws lcab::Error.
+void finish_cluster_options(const ClusterText& text, ClusterOptions& opts);
+
 /// Adds --json FILE and --csv FILE.
 void add_output_options(po::options_description& desc, OutputOptions& opts);
 
