@@ -5,16 +5,12 @@
 #include "model/error.h"
 
 namespace lcab::cp {
-namespace {
-
-int next_count(std::vector<std::pair<int, int>>& counts, int peer) {
-  for (auto& [p, n] : counts)
-    if (p == peer) return n++;
-  counts.emplace_back(peer, 1);
-  return 0;
+std::vector<int>& RankBuilder::queue_of(std::vector<PeerQueue>& queues, int peer) {
+  for (PeerQueue& q : queues)
+    if (q.peer == peer) return q.ops;
+  queues.push_back({peer, {}});
+  return queues.back().ops;
 }
-
-}  // namespace
 
 RankBuilder::RankBuilder(ScheduleBuilder& owner, int rank)
     : owner_(&owner),
@@ -23,6 +19,13 @@ RankBuilder::RankBuilder(ScheduleBuilder& owner, int rank)
       hazards_(owner.schedule().buffers.size()),
       collective_seq_(owner.schedule().groups.size(), 0) {
   out_->rank = rank;
+}
+
+void RankBuilder::reserve(size_t ops, size_t items, size_t comms) {
+  out_->ops.reserve(ops);
+  out_->items.reserve(items);
+  out_->comms.reserve(comms);
+  out_->dep_pool.reserve(2 * ops);
 }
 
 int RankBuilder::append(OpKind kind, Stream stream, int step, int index, std::initializer_list<int> reads,
@@ -78,7 +81,7 @@ int RankBuilder::send(int peer, BufferRegion src, int64_t bytes, Stream stream, 
   c.what = std::move(what);
   out_->comms.push_back(std::move(c));
   const int op = append(OpKind::kSend, stream, step, static_cast<int>(out_->comms.size()) - 1, {src.buffer}, {});
-  sends_.push_back({peer, next_count(send_counts_, peer), op});
+  queue_of(sends_, peer).push_back(op);
   return op;
 }
 
@@ -91,7 +94,7 @@ int RankBuilder::recv(int peer, BufferRegion dst, int64_t bytes, Stream stream, 
   c.what = std::move(what);
   out_->comms.push_back(std::move(c));
   const int op = append(OpKind::kRecv, stream, step, static_cast<int>(out_->comms.size()) - 1, {}, {dst.buffer});
-  recvs_.push_back({peer, next_count(recv_counts_, peer), op});
+  queue_of(recvs_, peer).push_back(op);
   return op;
 }
 
@@ -145,34 +148,32 @@ RankBuilder ScheduleBuilder::rank(int r) { return RankBuilder(*this, r); }
 void ScheduleBuilder::finish(std::vector<RankBuilder>& ranks) {
   LCAB_CHECK(static_cast<int>(ranks.size()) == schedule_->gpus(),
              "schedule built for " << ranks.size() << " of " << schedule_->gpus() << " ranks");
-  auto by_peer_seq = [](const RankBuilder::P2P& a, const RankBuilder::P2P& b) {
-    return a.peer != b.peer ? a.peer < b.peer : a.seq < b.seq;
-  };
-  for (RankBuilder& rb : ranks) std::sort(rb.recvs_.begin(), rb.recvs_.end(), by_peer_seq);
   for (RankBuilder& rb : ranks) {
-    for (const RankBuilder::P2P& s : rb.sends_) {
-      RankBuilder& peer = ranks.at(s.peer);
-      const RankBuilder::P2P key{rb.rank_, s.seq, -1};
-      auto it = std::lower_bound(peer.recvs_.begin(), peer.recvs_.end(), key, by_peer_seq);
-      LCAB_CHECK(it != peer.recvs_.end() && it->peer == rb.rank_ && it->seq == s.seq,
-                 "send " << s.seq << " from rank " << rb.rank_ << " to rank " << s.peer << " has no receive");
-      RankSchedule& me = schedule_->ranks[rb.rank_];
-      RankSchedule& other = schedule_->ranks[s.peer];
-      CommOp& send = me.comms[me.ops[s.op].index];
-      CommOp& recv = other.comms[other.ops[it->op].index];
-      LCAB_CHECK(send.chunk_bytes == recv.chunk_bytes && send.what == recv.what,
-                 "send " << send.what << " (" << send.chunk_bytes << " B) from rank " << rb.rank_
-                         << " meets receive " << recv.what << " (" << recv.chunk_bytes << " B) on rank " << s.peer);
-      send.peer_op = it->op;
-      recv.peer_op = s.op;
+    RankSchedule& me = schedule_->ranks[rb.rank_];
+    for (RankBuilder::PeerQueue& sends : rb.sends_) {
+      RankSchedule& other = schedule_->ranks[sends.peer];
+      const std::vector<int>& recvs = RankBuilder::queue_of(ranks.at(sends.peer).recvs_, rb.rank_);
+      LCAB_CHECK(recvs.size() == sends.ops.size(), "rank " << rb.rank_ << " sends " << sends.ops.size()
+                                                            << " messages to rank " << sends.peer << ", which receives "
+                                                            << recvs.size());
+      for (size_t k = 0; k < recvs.size(); ++k) {
+        CommOp& send = me.comms[me.ops[sends.ops[k]].index];
+        CommOp& recv = other.comms[other.ops[recvs[k]].index];
+        LCAB_CHECK(send.chunk_bytes == recv.chunk_bytes && send.what == recv.what,
+                   "send " << send.what << " (" << send.chunk_bytes << " B) from rank " << rb.rank_
+                           << " meets receive " << recv.what << " (" << recv.chunk_bytes << " B) on rank "
+                           << sends.peer);
+        send.peer_op = recvs[k];
+        recv.peer_op = sends.ops[k];
+      }
     }
   }
   for (RankBuilder& rb : ranks) {
-    for (const RankBuilder::P2P& r : rb.recvs_) {
-      const RankSchedule& me = schedule_->ranks[rb.rank_];
-      LCAB_CHECK(me.comms[me.ops[r.op].index].peer_op >= 0,
-                 "receive on rank " << rb.rank_ << " from rank " << r.peer << " has no send");
-    }
+    const RankSchedule& me = schedule_->ranks[rb.rank_];
+    for (const RankBuilder::PeerQueue& recvs : rb.recvs_)
+      for (int op : recvs.ops)
+        LCAB_CHECK(me.comms[me.ops[op].index].peer_op >= 0,
+                   "receive on rank " << rb.rank_ << " from rank " << recvs.peer << " has no send");
   }
   int steps = 0;
   for (const RankSchedule& r : schedule_->ranks)

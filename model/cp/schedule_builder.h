@@ -29,6 +29,8 @@ class RankBuilder {
   int collective(OpKind kind, int group, BufferRegion src, BufferRegion dst, int64_t chunk_bytes, int step,
                  std::string what, A2ALayout layout = A2ALayout::kNone);
   int rank() const { return rank_; }
+  /// Capacity hints (avoid regrowth for long rings).
+  void reserve(size_t ops, size_t items, size_t comms);
 
  private:
   friend class ScheduleBuilder;
@@ -39,18 +41,18 @@ class RankBuilder {
     int last_writer = -1;
     std::vector<int> readers;  ///< since the last write
   };
-  struct P2P {
+  /// Point-to-point ops with one peer, in issue order (NCCL matches the k-th send with the k-th receive).
+  struct PeerQueue {
     int peer;
-    int seq;  ///< n-th message of this direction between this pair
-    int op;
+    std::vector<int> ops;
   };
+  static std::vector<int>& queue_of(std::vector<PeerQueue>& queues, int peer);
   ScheduleBuilder* owner_;
   int rank_;
   RankSchedule* out_;
   std::vector<Hazards> hazards_;      ///< per buffer
   std::vector<int> collective_seq_;   ///< per group
-  std::vector<P2P> sends_, recvs_;
-  std::vector<std::pair<int, int>> send_counts_, recv_counts_;  ///< (peer, count so far)
+  std::vector<PeerQueue> sends_, recvs_;
 };
 
 class ScheduleBuilder {

@@ -283,7 +283,12 @@ Schedule build_ulysses_ring_schedule(const CpConfig& config, Pass pass) {
 
   std::vector<RankBuilder> ranks;
   ranks.reserve(p.P);
-  for (int r = 0; r < p.P; ++r) ranks.push_back(sb.rank(r));
+  const size_t steps = static_cast<size_t>(p.R);
+  const bool fwd = pass == Pass::kForward;
+  for (int r = 0; r < p.P; ++r) {
+    ranks.push_back(sb.rank(r));
+    ranks.back().reserve((fwd ? 3 : 9) * steps + 4, steps, (fwd ? 2 : 4) * steps + 4);
+  }
   MaskResolver resolver(*wl.mask);
   const KeyBlockIndex index(sharding.positions);
   for (int64_t pos = 0; pos < p.R; ++pos) {
