@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One device call: GPU tests, then lcab-kernel-bench and the PyTorch peers side by side on the same GPU.
+# Usage (repository root, build-kernels built here and carried): kernels/bench/device_run.sh OUT_DIR [STEPS]
+# STEPS: comma list of tests,bench,peers,flex (default all). Logs and JSON Lines go to OUT_DIR.
+set -u
+out=${1:?output directory}
+steps=${2:-tests,bench,peers,flex}
+build=build-kernels
+masks="full,causal,causal_document,sliding_window_causal:window=1024,block_causal_document"
+seqlens=${SEQLENS:-4096,16384,32768}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/device.txt"
+if [[ $steps == *tests* ]]; then
+  timeout 180 "$build/tests/lcab_kernel_tests" --gtest_brief=1 2>&1 | tail -60 | tee "$out/tests.log"
+fi
+if [[ $steps == *bench* ]]; then
+  timeout 200 "$build/apps/lcab-kernel-bench" --impl lcab_flash --mask "$masks" --seqlen "$seqlens" \
+    --pass fwd,bwd --heads 64 --kv-heads 8 --head-dim 128 --dtype bf16 --warmup 5 --iters 20 \
+    --json "$out/lcab.jsonl" --docs "$out/docs.jsonl" 2>&1 | tee "$out/bench.log"
+fi
+if [[ $steps == *peers* ]]; then
+  PYTHONUNBUFFERED=1 timeout 90 python3 kernels/bench/torch_peers.py --docs "$out/docs.jsonl" --seqlen "$seqlens" \
+    --mask full,causal --impl sdpa_flash,sdpa_cudnn --out "$out/peers.jsonl" 2>&1 | tee "$out/peers.log"
+fi
+if [[ $steps == *flex* ]]; then
+  PYTHONUNBUFFERED=1 timeout 120 python3 kernels/bench/torch_peers.py --docs "$out/docs.jsonl" \
+    --seqlen "${FLEX_SEQLENS:-32768}" --mask "$masks" --impl flex --out "$out/peers.jsonl" 2>&1 | tee "$out/flex.log"
+fi

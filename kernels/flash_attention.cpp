@@ -1,0 +1,136 @@
+// lcab_flash behind the AttentionImpl interface: prepare() builds both passes' work lists on the host and
+// uploads them; forward()/backward() only launch kernels (plus a lazily allocated dQ accumulator).
+#include <limits>
+
+#include "kernels/device_buffer.h"
+#include "kernels/flash_kernels.h"
+#include "kernels/flash_tiles.h"
+#include "kernels/flash_work.h"
+#include "kernels/implementations.h"
+
+namespace lcab::kernels {
+namespace {
+
+struct UploadedWork {
+  DeviceBuffer order, run_offsets, runs, slice_offsets, slices;
+  flash::DeviceWork view;
+
+  explicit UploadedWork(const FlashPassWork& work)
+      : order(DeviceBuffer::upload(work.outer_order)),
+        run_offsets(DeviceBuffer::upload(work.run_offsets)),
+        runs(DeviceBuffer::upload(work.runs)),
+        slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
+        slices(DeviceBuffer::upload(work.slices)) {
+    view.shape = work.shape;
+    view.outer_order = order.as<int32_t>();
+    view.run_offsets = run_offsets.as<int32_t>();
+    view.runs = runs.as<DeviceRun>();
+    view.slice_offsets = slice_offsets.as<int32_t>();
+    view.slices = slices.as<DeviceSlice>();
+    view.num_masks = work.num_masks;
+    view.outer_tiles = work.outer_tiles;
+    view.q_tile_rows = work.q_tile_rows;
+  }
+  int64_t bytes() const {
+    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + runs.bytes() + slice_offsets.bytes() +
+                                slices.bytes());
+  }
+};
+
+class FlashPlan final : public AttentionPlan {
+ public:
+  explicit FlashPlan(const AttentionProblem& problem)
+      : problem_(problem),
+        forward_work_(build_forward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward))),
+        backward_work_(
+            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward))) {
+    shape_.batch = static_cast<int32_t>(problem.batch);
+    shape_.heads = static_cast<int32_t>(problem.heads);
+    shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);
+    shape_.seqlen_q = static_cast<int32_t>(problem.seqlen_q);
+    shape_.seqlen_k = static_cast<int32_t>(problem.seqlen_k);
+    shape_.scale = problem.scale();
+    const int head_dim = static_cast<int>(problem.head_dim);
+    flash::configure_forward(problem.dtype, head_dim);
+    flash::configure_backward(problem.dtype, head_dim);
+  }
+
+  int64_t workspace_bytes() const override {
+    return forward_work_.bytes() + backward_work_.bytes() + static_cast<int64_t>(dq_accum_.bytes() + delta_.bytes());
+  }
+
+  void forward(const ForwardArgs& args) override {
+    flash::ForwardParams params;
+    params.shape = shape_;
+    params.work = forward_work_.view;
+    params.q = args.q;
+    params.k = args.k;
+    params.v = args.v;
+    params.out = args.out;
+    params.lse = args.lse;
+    flash::launch_forward(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
+  }
+
+  void backward(const BackwardArgs& args) override {
+    const int64_t q_elems = problem_.batch * problem_.seqlen_q * problem_.heads * problem_.head_dim;
+    if (dq_accum_.bytes() == 0) {
+      // Allocated on first use so that forward-only callers do not pay for it; a measurement's warm-up run
+      // absorbs the allocation.
+      dq_accum_ = DeviceBuffer(static_cast<size_t>(q_elems) * sizeof(float));
+      delta_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.heads * problem_.seqlen_q) * sizeof(float));
+    }
+    flash::BackwardParams params;
+    params.shape = shape_;
+    params.work = backward_work_.view;
+    params.q = args.q;
+    params.k = args.k;
+    params.v = args.v;
+    params.out = args.out;
+    params.dout = args.dout;
+    params.lse = args.lse;
+    params.dq = args.dq;
+    params.dk = args.dk;
+    params.dv = args.dv;
+    params.dq_accum = dq_accum_.as<float>();
+    params.delta = delta_.as<float>();
+    flash::launch_backward(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
+  }
+
+ private:
+  AttentionProblem problem_;
+  flash::Shape shape_;
+  UploadedWork forward_work_;
+  UploadedWork backward_work_;
+  DeviceBuffer dq_accum_;
+  DeviceBuffer delta_;
+};
+
+class FlashAttention final : public AttentionImpl {
+ public:
+  std::string name() const override { return "lcab_flash"; }
+  std::string description() const override {
+    return "FlashAttention-2-style mma.sync kernels (sm_80+), host-built tile work lists for any slice mask, "
+           "bf16/fp16, head dims 64 and 128, GQA";
+  }
+  Support supports(const AttentionProblem& problem, Pass /*pass*/) const override {
+    if (!flash_supports_head_dim(problem.head_dim)) {
+      return Support::no("lcab_flash supports head dims 64 and 128, not " + std::to_string(problem.head_dim));
+    }
+    constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max() / 2;
+    if (problem.seqlen_q > kIndexLimit || problem.seqlen_k > kIndexLimit || problem.heads > kIndexLimit) {
+      return Support::no("lcab_flash indexes tokens with 32-bit integers");
+    }
+    return Support::yes();
+  }
+  std::unique_ptr<AttentionPlan> prepare(const AttentionProblem& problem) const override {
+    const Support support = supports(problem, Pass::kForward);
+    LCAB_CHECK(support.supported, support.reason);
+    return std::make_unique<FlashPlan>(problem);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<AttentionImpl> make_flash_attention() { return std::make_unique<FlashAttention>(); }
+
+}  // namespace lcab::kernels

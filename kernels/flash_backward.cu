@@ -1,0 +1,425 @@
+// lcab_flash backward, in three launches:
+//   1. delta = rowsum(dout * out) per (batch, head, query), fp32;
+//   2. dK/dV: one CTA per (k tile, kv head, batch), 8 warps of 16 keys each. It walks, for every q head of its
+//      GQA group, the q tiles that touch its k tile (the transposed work list), keeping dK and dV in fp32
+//      registers, so dK/dV need no atomics and no per-q-head expansion. dQ of each (q tile, k tile) pair is
+//      computed in the same step from dS staged in shared memory and added to an fp32 accumulator with atomics:
+//      a separate dQ pass would recompute Q K^T and dO V^T (two of the five backward GEMMs) for every tile;
+//      the atomics cost fp32 reduction traffic and make the summation order (not the math) nondeterministic;
+//   3. dq = dq_accum converted to the element type.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/cuda_check.h"
+#include "kernels/flash_common.cuh"
+#include "kernels/flash_dispatch.cuh"
+#include "kernels/flash_kernels.h"
+
+namespace lcab::kernels::flash {
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <int kHeadDim>
+struct BackwardConfig {
+  static constexpr int kWarps = 8;
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kBlockK = 16 * kWarps;  // keys per CTA, 16 per warp
+  static constexpr int kBlockQ = 64;           // queries per step
+  static constexpr int kQTiles = kBlockQ / 8;  // n8 tiles of S^T (queries)
+  static constexpr int kDTiles = kHeadDim / 8; // n8 tiles of dK / dV (head dim)
+  static constexpr int kDimSteps = kHeadDim / 16;
+  static constexpr int kQuerySteps = kBlockQ / 16;
+  // dQ = dS K: warps split 4 (16 queries each) x 2 (half the head dim each).
+  static constexpr int kDqRowGroups = kBlockQ / 16;
+  static constexpr int kDqColGroups = kWarps / kDqRowGroups;
+  static constexpr int kDqCols = kHeadDim / kDqColGroups;
+  static constexpr int kDqTiles = kDqCols / 8;
+  static constexpr int kKvElems = kBlockK * kHeadDim;
+  static constexpr int kQElems = kBlockQ * kHeadDim;
+  static constexpr size_t kSmemBytes =
+      (2 * kKvElems + 4 * kQElems + kBlockQ * kBlockK) * 2 + 2 * 2 * kBlockQ * sizeof(float);
+};
+
+struct BackwardCursor {
+  int group_head;  // index of the q head inside the GQA group
+  int run;
+  int tile;
+  __device__ bool valid(int group) const { return group_head < group; }
+};
+
+__device__ __forceinline__ BackwardCursor advance(BackwardCursor c, const DeviceRun* runs, int run_begin,
+                                                  int run_end) {
+  ++c.tile;
+  if (c.tile >= (runs[c.run].end_and_partial & 0x7fffffff)) {
+    ++c.run;
+    if (c.run >= run_end) {
+      ++c.group_head;
+      c.run = run_begin;
+    }
+    c.tile = runs[c.run].begin;
+  }
+  return c;
+}
+
+__device__ __forceinline__ void cp_async_4(uint32_t dst, const void* src, bool valid) {
+  const int src_bytes = valid ? 4 : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+
+template <typename T, int kHeadDim>
+__global__ void delta_kernel(const BackwardParams p) {
+  constexpr int kLanesPerRow = kHeadDim / 8;
+  const int64_t rows = static_cast<int64_t>(p.shape.batch) * p.shape.seqlen_q * p.shape.heads;
+  const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanesPerRow;
+  const int lane_in_row = static_cast<int>(threadIdx.x) % kLanesPerRow;
+  float sum = 0.f;
+  if (row < rows) {
+    const int64_t offset = row * kHeadDim + lane_in_row * 8;
+    const uint4 o = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.out) + offset);
+    const uint4 d = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.dout) + offset);
+    const T* ov = reinterpret_cast<const T*>(&o);
+    const T* dv = reinterpret_cast<const T*>(&d);
+#pragma unroll
+    for (int n = 0; n < 8; ++n) sum += MmaType<T>::to_float(ov[n]) * MmaType<T>::to_float(dv[n]);
+  }
+#pragma unroll
+  for (int offset = kLanesPerRow / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (row < rows && lane_in_row == 0) {
+    // row = (batch * seqlen_q + q) * heads + head -> delta[batch, head, q]
+    const int head = static_cast<int>(row % p.shape.heads);
+    const int64_t bq = row / p.shape.heads;
+    const int q = static_cast<int>(bq % p.shape.seqlen_q);
+    const int64_t batch = bq / p.shape.seqlen_q;
+    p.delta[(batch * p.shape.heads + head) * p.shape.seqlen_q + q] = sum;
+  }
+}
+
+template <typename T>
+__global__ void convert_dq_kernel(const float* accum, T* dq, int64_t count) {
+  const int64_t n = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 2;
+  if (n < count) {
+    const float2 v = *reinterpret_cast<const float2*>(accum + n);
+    *reinterpret_cast<uint32_t*>(dq + n) = MmaType<T>::pack(v.x, v.y);
+  }
+}
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
+    flash_dkdv_kernel(const BackwardParams p) {
+  using C = BackwardConfig<kHeadDim>;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* k_tile = reinterpret_cast<T*>(smem_raw);
+  T* v_tile = k_tile + C::kKvElems;
+  T* q_tiles = v_tile + C::kKvElems;    // 2 stages
+  T* do_tiles = q_tiles + 2 * C::kQElems;  // 2 stages
+  T* ds_tile = do_tiles + 2 * C::kQElems;  // [kBlockQ][kBlockK], swizzled
+  float* lse_tiles = reinterpret_cast<float*>(ds_tile + C::kBlockQ * C::kBlockK);  // 2 stages
+  float* delta_tiles = lse_tiles + 2 * C::kBlockQ;                                  // 2 stages
+
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+
+  const Shape& s = p.shape;
+  int linear = static_cast<int>(blockIdx.x);
+  const int kv_head = linear % s.kv_heads;
+  linear /= s.kv_heads;
+  const int batch = linear % s.batch;
+  const int order_index = linear / s.batch;
+  const int group = s.heads / s.kv_heads;
+  const int mask = p.work.num_masks == 1 ? 0 : kv_head;
+  const int k_tile_index = p.work.outer_order[mask * p.work.outer_tiles + order_index];
+  const int k0 = k_tile_index * C::kBlockK;
+  const int outer = mask * p.work.outer_tiles + k_tile_index;
+  const int run_begin = p.work.run_offsets[outer];
+  const int run_end = p.work.run_offsets[outer + 1];
+  const DeviceRun* runs = p.work.runs;
+
+  const int64_t q_stride = static_cast<int64_t>(s.heads) * kHeadDim;
+  const int64_t kv_stride = static_cast<int64_t>(s.kv_heads) * kHeadDim;
+  const int64_t kv_offset = (static_cast<int64_t>(batch) * s.seqlen_k * s.kv_heads + kv_head) * kHeadDim;
+  const int64_t q_batch_offset = static_cast<int64_t>(batch) * s.seqlen_q * s.heads * kHeadDim;
+
+  float dk_acc[C::kDTiles][4];
+  float dv_acc[C::kDTiles][4];
+#pragma unroll
+  for (int n = 0; n < C::kDTiles; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dk_acc[n][e] = dv_acc[n][e] = 0.f;
+  }
+
+  auto load_q_step = [&](const BackwardCursor& c, int buffer) {
+    const int head = kv_head * group + c.group_head;
+    const int qs = c.tile * C::kBlockQ;
+    const int64_t head_offset = q_batch_offset + static_cast<int64_t>(head) * kHeadDim;
+    load_tile_async<C::kBlockQ, kHeadDim, C::kThreads>(q_tiles + buffer * C::kQElems,
+                                                        static_cast<const T*>(p.q) + head_offset, q_stride, qs,
+                                                        s.seqlen_q);
+    load_tile_async<C::kBlockQ, kHeadDim, C::kThreads>(do_tiles + buffer * C::kQElems,
+                                                        static_cast<const T*>(p.dout) + head_offset, q_stride, qs,
+                                                        s.seqlen_q);
+    const int tid = static_cast<int>(threadIdx.x);
+    if (tid < 2 * C::kBlockQ) {
+      const int row = tid % C::kBlockQ;
+      const bool valid = qs + row < s.seqlen_q;
+      const int64_t index = (static_cast<int64_t>(batch) * s.heads + head) * s.seqlen_q + (valid ? qs + row : 0);
+      if (tid < C::kBlockQ) {
+        cp_async_4(smem_address(lse_tiles + buffer * C::kBlockQ + row), p.lse + index, valid);
+      } else {
+        cp_async_4(smem_address(delta_tiles + buffer * C::kBlockQ + row), p.delta + index, valid);
+      }
+    }
+  };
+
+  BackwardCursor cursor{0, run_begin, run_begin < run_end ? runs[run_begin].begin : 0};
+  const bool has_work = run_begin < run_end;
+  if (has_work) {
+    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tile, static_cast<const T*>(p.k) + kv_offset, kv_stride,
+                                                       k0, s.seqlen_k);
+    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tile, static_cast<const T*>(p.v) + kv_offset, kv_stride,
+                                                       k0, s.seqlen_k);
+    load_q_step(cursor, 0);
+    cp_async_commit();
+  }
+  const float scale_log2 = s.scale * kLog2e;
+  const uint32_t k_smem = smem_address(k_tile);
+  const uint32_t v_smem = smem_address(v_tile);
+  const uint32_t ds_smem = smem_address(ds_tile);
+  const int warp_key0 = warp * 16;  // this warp's keys inside the tile
+  int stage = 0;
+
+  while (has_work && cursor.valid(group)) {
+    const BackwardCursor next = advance(cursor, runs, run_begin, run_end);
+    if (next.valid(group)) load_q_step(next, stage ^ 1);
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+
+    const uint32_t q_smem = smem_address(q_tiles + stage * C::kQElems);
+    const uint32_t do_smem = smem_address(do_tiles + stage * C::kQElems);
+    const float* lse_s = lse_tiles + stage * C::kBlockQ;
+    const float* delta_s = delta_tiles + stage * C::kBlockQ;
+    const int q_start = cursor.tile * C::kBlockQ;
+    const int head = kv_head * group + cursor.group_head;
+
+    // S^T = K Q^T and dP^T = V dO^T for this warp's 16 keys x kBlockQ queries.
+    float st[C::kQTiles][4];
+    float dpt[C::kQTiles][4];
+#pragma unroll
+    for (int n = 0; n < C::kQTiles; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) st[n][e] = dpt[n][e] = 0.f;
+    }
+#pragma unroll
+    for (int ks = 0; ks < C::kDimSteps; ++ks) {
+      uint32_t a_k[4];
+      uint32_t a_v[4];
+      const int a_row = warp_key0 + (lane % 16);
+      const int a_col = ks * 16 + 8 * (lane / 16);
+      ldmatrix_x4(a_k, k_smem + 2 * swizzled<kHeadDim>(a_row, a_col));
+      ldmatrix_x4(a_v, v_smem + 2 * swizzled<kHeadDim>(a_row, a_col));
+#pragma unroll
+      for (int n2 = 0; n2 < C::kQTiles / 2; ++n2) {
+        const int b_row = n2 * 16 + (lane % 8) + 8 * (lane / 16);
+        const int b_col = ks * 16 + 8 * ((lane / 8) % 2);
+        uint32_t b[4];
+        ldmatrix_x4(b, q_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        mma_16816<T>(st[2 * n2], a_k, b[0], b[1]);
+        mma_16816<T>(st[2 * n2 + 1], a_k, b[2], b[3]);
+        ldmatrix_x4(b, do_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        mma_16816<T>(dpt[2 * n2], a_v, b[0], b[1]);
+        mma_16816<T>(dpt[2 * n2 + 1], a_v, b[2], b[3]);
+      }
+    }
+
+    if (runs[cursor.run].end_and_partial < 0) {
+      const int slice_row = mask * p.work.q_tile_rows + cursor.tile;
+      const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
+      const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
+#pragma unroll
+      for (int n = 0; n < C::kQTiles; ++n) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int q = q_start + n * 8 + 2 * t + e;
+          const uint32_t bits = visible_keys<2>(row_slices, count, q, k0, k0 + C::kBlockK,
+                                                [&](int j) { return k0 + warp_key0 + g + 8 * j; });
+          if (!(bits & 1u)) st[n][e] = -INFINITY;
+          if (!(bits & 2u)) st[n][2 + e] = -INFINITY;
+        }
+      }
+    }
+
+    // P^T = exp(scale * S^T - lse); dS^T = P^T * (dP^T - delta). Rows without keys (lse = -inf) and rows past
+    // seqlen_q get P = 0 through an infinite lse.
+#pragma unroll
+    for (int n = 0; n < C::kQTiles; ++n) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int col = n * 8 + 2 * t + e;
+        const float lse = lse_s[col];
+        const float lse_log2 = (lse == -INFINITY || q_start + col >= s.seqlen_q) ? INFINITY : lse * kLog2e;
+        const float delta = delta_s[col];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const float pv = exp2f(fmaf(st[n][2 * r + e], scale_log2, -lse_log2));
+          st[n][2 * r + e] = pv;
+          dpt[n][2 * r + e] = pv * (dpt[n][2 * r + e] - delta);
+        }
+      }
+    }
+
+    // dV += P^T dO and dK += dS^T Q (the softmax scale is applied to dK at the end).
+#pragma unroll
+    for (int kk = 0; kk < C::kQuerySteps; ++kk) {
+      uint32_t a_p[4];
+      uint32_t a_ds[4];
+      a_p[0] = MmaType<T>::pack(st[2 * kk][0], st[2 * kk][1]);
+      a_p[1] = MmaType<T>::pack(st[2 * kk][2], st[2 * kk][3]);
+      a_p[2] = MmaType<T>::pack(st[2 * kk + 1][0], st[2 * kk + 1][1]);
+      a_p[3] = MmaType<T>::pack(st[2 * kk + 1][2], st[2 * kk + 1][3]);
+      a_ds[0] = MmaType<T>::pack(dpt[2 * kk][0], dpt[2 * kk][1]);
+      a_ds[1] = MmaType<T>::pack(dpt[2 * kk][2], dpt[2 * kk][3]);
+      a_ds[2] = MmaType<T>::pack(dpt[2 * kk + 1][0], dpt[2 * kk + 1][1]);
+      a_ds[3] = MmaType<T>::pack(dpt[2 * kk + 1][2], dpt[2 * kk + 1][3]);
+#pragma unroll
+      for (int n2 = 0; n2 < C::kDTiles / 2; ++n2) {
+        const int b_row = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
+        const int b_col = n2 * 16 + 8 * (lane / 16);
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, do_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        mma_16816<T>(dv_acc[2 * n2], a_p, b[0], b[1]);
+        mma_16816<T>(dv_acc[2 * n2 + 1], a_p, b[2], b[3]);
+        ldmatrix_x4_trans(b, q_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        mma_16816<T>(dk_acc[2 * n2], a_ds, b[0], b[1]);
+        mma_16816<T>(dk_acc[2 * n2 + 1], a_ds, b[2], b[3]);
+      }
+      // Stage dS (queries x keys) in shared memory for dQ = dS K.
+      T* ds = ds_tile;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int query = kk * 16 + half * 8 + 2 * t + e;
+            const int key = warp_key0 + g + 8 * r;
+            const uint32_t packed = a_ds[half * 2 + r];
+            const uint16_t bits16 = static_cast<uint16_t>(e == 0 ? (packed & 0xffffu) : (packed >> 16));
+            *reinterpret_cast<uint16_t*>(ds + swizzled<C::kBlockK>(query, key)) = bits16;
+          }
+        }
+      }
+    }
+    __syncthreads();
+
+    // dQ (kBlockQ x head_dim) += scale * dS K, accumulated in fp32 global memory with atomics.
+    {
+      const int row_group = warp % C::kDqRowGroups;
+      const int col_group = warp / C::kDqRowGroups;
+      float dq_acc[C::kDqTiles][4];
+#pragma unroll
+      for (int n = 0; n < C::kDqTiles; ++n) dq_acc[n][0] = dq_acc[n][1] = dq_acc[n][2] = dq_acc[n][3] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < C::kBlockK / 16; ++kk) {
+        uint32_t a[4];
+        ldmatrix_x4(a, ds_smem + 2 * swizzled<C::kBlockK>(row_group * 16 + (lane % 16), kk * 16 + 8 * (lane / 16)));
+#pragma unroll
+        for (int n2 = 0; n2 < C::kDqTiles / 2; ++n2) {
+          const int b_row = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
+          const int b_col = col_group * C::kDqCols + n2 * 16 + 8 * (lane / 16);
+          uint32_t b[4];
+          ldmatrix_x4_trans(b, k_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+          mma_16816<T>(dq_acc[2 * n2], a, b[0], b[1]);
+          mma_16816<T>(dq_acc[2 * n2 + 1], a, b[2], b[3]);
+        }
+      }
+      float* dq_head = p.dq_accum + q_batch_offset + static_cast<int64_t>(head) * kHeadDim;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int q = q_start + row_group * 16 + half * 8 + g;
+        if (q >= s.seqlen_q) continue;
+        float* dq_row = dq_head + static_cast<int64_t>(q) * q_stride + col_group * C::kDqCols + 2 * t;
+#pragma unroll
+        for (int n = 0; n < C::kDqTiles; ++n) {
+          atomicAdd(dq_row + n * 8, dq_acc[n][2 * half] * s.scale);
+          atomicAdd(dq_row + n * 8 + 1, dq_acc[n][2 * half + 1] * s.scale);
+        }
+      }
+    }
+    __syncthreads();  // stage buffers and dS are reused by the next step
+    stage ^= 1;
+    cursor = next;
+  }
+  cp_async_wait<0>();
+
+  // Write dK (scaled) and dV; keys of this CTA that no query sees get zeros.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int key = k0 + warp_key0 + g + 8 * r;
+    if (key >= s.seqlen_k) continue;
+    T* dk_row = static_cast<T*>(p.dk) + kv_offset + static_cast<int64_t>(key) * kv_stride;
+    T* dv_row = static_cast<T*>(p.dv) + kv_offset + static_cast<int64_t>(key) * kv_stride;
+#pragma unroll
+    for (int n = 0; n < C::kDTiles; ++n) {
+      *reinterpret_cast<uint32_t*>(dk_row + n * 8 + 2 * t) =
+          MmaType<T>::pack(dk_acc[n][2 * r] * s.scale, dk_acc[n][2 * r + 1] * s.scale);
+      *reinterpret_cast<uint32_t*>(dv_row + n * 8 + 2 * t) = MmaType<T>::pack(dv_acc[n][2 * r], dv_acc[n][2 * r + 1]);
+    }
+  }
+}
+
+template <typename T, int kHeadDim>
+void configure_backward_typed() {
+  LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(BackwardConfig<kHeadDim>::kSmemBytes)));
+}
+
+template <typename T, int kHeadDim>
+void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
+  using C = BackwardConfig<kHeadDim>;
+  check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "backward");
+  const Shape& s = params.shape;
+  const int64_t q_elems = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * kHeadDim;
+  LCAB_CUDA_CHECK(cudaMemsetAsync(params.dq_accum, 0, static_cast<size_t>(q_elems) * sizeof(float), stream));
+
+  constexpr int kDeltaThreads = 256;
+  const int64_t delta_threads = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * (kHeadDim / 8);
+  delta_kernel<T, kHeadDim>
+      <<<static_cast<unsigned>((delta_threads + kDeltaThreads - 1) / kDeltaThreads), kDeltaThreads, 0, stream>>>(
+          params);
+  LCAB_CUDA_CHECK_LAUNCH();
+
+  const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
+  LCAB_CHECK(blocks < (int64_t(1) << 31), "backward grid of " << blocks << " CTAs is too large");
+  flash_dkdv_kernel<T, kHeadDim><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(params);
+  LCAB_CUDA_CHECK_LAUNCH();
+
+  constexpr int kConvertThreads = 256;
+  const int64_t pairs = q_elems / 2;
+  convert_dq_kernel<T><<<static_cast<unsigned>((pairs + kConvertThreads - 1) / kConvertThreads), kConvertThreads, 0,
+                         stream>>>(params.dq_accum, static_cast<T*>(params.dq), q_elems);
+  LCAB_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int kHeadDim>
+struct ConfigureBackward {
+  static void run() { configure_backward_typed<T, kHeadDim>(); }
+};
+template <typename T, int kHeadDim>
+struct LaunchBackward {
+  static void run(const BackwardParams& params, cudaStream_t stream) { launch_backward_typed<T, kHeadDim>(params, stream); }
+};
+
+}  // namespace
+
+void configure_backward(DType dtype, int head_dim) { dispatch<ConfigureBackward>(dtype, head_dim); }
+
+void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
+  dispatch<LaunchBackward>(dtype, head_dim, params, stream);
+}
+
+}  // namespace lcab::kernels::flash

@@ -1,0 +1,147 @@
+// Device building blocks shared by the lcab_flash kernels: tensor-core mma (m16n8k16, fp32 accumulate),
+// ldmatrix, cp.async, swizzled shared-memory tiles, the element types and the in-tile mask test.
+//
+// Fragment layouts of mma.m16n8k16 (g = lane / 4, t = lane % 4):
+//   A 16x16 (4 regs): a0 (g, 2t..2t+1), a1 (g+8, 2t..), a2 (g, 2t+8..), a3 (g+8, 2t+8..)
+//   B 16x8  (2 regs): b0 (k 2t..2t+1, n g), b1 (k 2t+8.., n g)
+//   C 16x8  (4 fp32): c0,c1 (g, 2t..2t+1), c2,c3 (g+8, 2t..2t+1)
+// Shared tiles are row-major with rows of `cols` 16-bit elements; 16-byte chunk c of row r is stored at chunk
+// c ^ (r % 8) so that the 8 rows one ldmatrix reads fall in distinct banks.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/flash_work.h"
+
+namespace lcab::kernels::flash {
+
+template <typename T>
+struct MmaType;
+template <>
+struct MmaType<__nv_bfloat16> {
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&v);
+  }
+  static __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+};
+template <>
+struct MmaType<__half> {
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t*>(&v);
+  }
+  static __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
+};
+
+/// d += a * b for one m16n8k16 tile.
+template <typename T>
+__device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1);
+
+template <>
+__device__ __forceinline__ void mma_16816<__nv_bfloat16>(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                                         uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <>
+__device__ __forceinline__ void mma_16816<__half>(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+}
+
+/// 16-byte asynchronous copy global -> shared; when `valid` is false the destination is zero-filled and the
+/// source is not read.
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, bool valid) {
+  const int src_bytes = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+/// Element offset of (row, col) in a swizzled tile with `kCols` columns (kCols a multiple of 64).
+template <int kCols>
+__device__ __forceinline__ int swizzled(int row, int col) {
+  return row * kCols + ((((col >> 3) ^ (row & 7)) << 3) | (col & 7));
+}
+
+/// Loads rows [row0, row0 + kRows) of a [rows, stride] global matrix (kCols contiguous 16-bit elements per
+/// row, rows `stride` elements apart) into a swizzled shared tile; rows at or past `row_limit` are zero-filled.
+template <int kRows, int kCols, int kThreads, typename T>
+__device__ __forceinline__ void load_tile_async(T* tile, const T* global, int64_t stride, int row0, int row_limit) {
+  constexpr int kChunksPerRow = kCols / 8;
+  constexpr int kChunks = kRows * kChunksPerRow;
+  static_assert(kChunks % kThreads == 0, "tile chunks must divide evenly over the threads");
+#pragma unroll
+  for (int n = 0; n < kChunks / kThreads; ++n) {
+    const int chunk = static_cast<int>(threadIdx.x) + n * kThreads;
+    const int row = chunk / kChunksPerRow;
+    const int col = (chunk % kChunksPerRow) * 8;
+    const bool valid = row0 + row < row_limit;
+    const T* src = global + (valid ? static_cast<int64_t>(row0 + row) * stride + col : 0);
+    cp_async_16(smem_address(tile + swizzled<kCols>(row, col)), src, valid);
+  }
+}
+
+/// Keys [lo, hi) visible to global row q through one slice (empty when q is outside the slice).
+__device__ __forceinline__ void slice_row_keys(const DeviceSlice& s, int q, int& lo, int& hi) {
+  if (q < s.q_begin || q >= s.q_end) {
+    lo = 0;
+    hi = 0;
+    return;
+  }
+  const int i = q - s.q_begin;
+  lo = (s.flags & 1) ? s.k_begin + i : s.k_begin;
+  hi = (s.flags & 2) ? min(s.k_end, s.k_begin + i + s.diagonal_offset) : s.k_end;
+}
+
+/// Bit j of the result is set when key `key_of(j)` (j < kBits) is visible to global row q through any of the
+/// slices [slices, slices + count); slices whose key range misses [tile_k0, tile_k1) are skipped at once.
+template <int kBits, typename KeyOf>
+__device__ __forceinline__ uint32_t visible_keys(const DeviceSlice* slices, int count, int q, int tile_k0,
+                                                 int tile_k1, KeyOf key_of) {
+  uint32_t bits = 0;
+  for (int n = 0; n < count; ++n) {
+    const DeviceSlice s = slices[n];
+    if (s.k_end <= tile_k0 || s.k_begin >= tile_k1) continue;
+    int lo, hi;
+    slice_row_keys(s, q, lo, hi);
+#pragma unroll
+    for (int j = 0; j < kBits; ++j) {
+      const int k = key_of(j);
+      bits |= (k >= lo && k < hi) ? (1u << j) : 0u;
+    }
+  }
+  return bits;
+}
+
+}  // namespace lcab::kernels::flash

@@ -1,0 +1,308 @@
+// lcab_flash forward: FlashAttention-2-style, one CTA per (q-tile row, q head, batch), 4 warps of 32 rows each.
+// The CTA walks its row's runs of k tiles from the host work list: full tiles run no masking code, partial
+// tiles are masked against the slices intersecting the row; K/V tiles are double-buffered with cp.async.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/cuda_check.h"
+#include "kernels/flash_common.cuh"
+#include "kernels/flash_dispatch.cuh"
+#include "kernels/flash_kernels.h"
+#include "kernels/flash_tiles.h"
+
+namespace lcab::kernels::flash {
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <int kHeadDim>
+struct ForwardConfig {
+  static constexpr int kWarps = 4;
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kBlockQ = 128;
+  static constexpr int kBlockK = 64;
+  static constexpr int kMTiles = kBlockQ / (16 * kWarps);  // m16 tiles per warp
+  static constexpr int kSTiles = kBlockK / 8;              // n8 tiles of S per m tile
+  static constexpr int kOTiles = kHeadDim / 8;             // n8 tiles of O per m tile
+  static constexpr int kQkSteps = kHeadDim / 16;
+  static constexpr int kPvSteps = kBlockK / 16;
+  static constexpr int kTileElems = kBlockK * kHeadDim;
+  static constexpr size_t kSmemBytes = (kBlockQ * kHeadDim + 4 * kTileElems) * 2;  // Q + 2 stages of K and V
+};
+
+// Walks the runs of one outer tile: (run index, inner tile).
+struct RunCursor {
+  int run;
+  int run_end;
+  int tile;
+  __device__ bool valid() const { return run < run_end; }
+  __device__ static RunCursor start(const DeviceRun* runs, int begin, int end) {
+    return {begin, end, begin < end ? runs[begin].begin : 0};
+  }
+  __device__ bool partial(const DeviceRun* runs) const { return runs[run].end_and_partial < 0; }
+  __device__ RunCursor next(const DeviceRun* runs) const {
+    RunCursor c = *this;
+    ++c.tile;
+    if (c.tile >= (runs[c.run].end_and_partial & 0x7fffffff)) {
+      ++c.run;
+      if (c.run < c.run_end) c.tile = runs[c.run].begin;
+    }
+    return c;
+  }
+};
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
+    flash_forward_kernel(const ForwardParams p) {
+  using C = ForwardConfig<kHeadDim>;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  T* q_tile = reinterpret_cast<T*>(smem_raw);
+  T* k_tiles = q_tile + C::kBlockQ * kHeadDim;
+  T* v_tiles = k_tiles + 2 * C::kTileElems;
+
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+
+  const Shape& s = p.shape;
+  int linear = static_cast<int>(blockIdx.x);
+  const int head = linear % s.heads;
+  linear /= s.heads;
+  const int batch = linear % s.batch;
+  const int order_index = linear / s.batch;
+  const int kv_head = head / (s.heads / s.kv_heads);
+  const int mask = p.work.num_masks == 1 ? 0 : kv_head;
+  const int q_tile_index = p.work.outer_order[mask * p.work.outer_tiles + order_index];
+  const int q0 = q_tile_index * C::kBlockQ;
+  const int outer = mask * p.work.outer_tiles + q_tile_index;
+  const int slice_row = mask * p.work.q_tile_rows + q_tile_index;
+  const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
+  const int row_slice_count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
+
+  const int64_t q_stride = static_cast<int64_t>(s.heads) * kHeadDim;
+  const int64_t kv_stride = static_cast<int64_t>(s.kv_heads) * kHeadDim;
+  const T* q_base = static_cast<const T*>(p.q) + (static_cast<int64_t>(batch) * s.seqlen_q * s.heads + head) * kHeadDim;
+  const T* k_base =
+      static_cast<const T*>(p.k) + (static_cast<int64_t>(batch) * s.seqlen_k * s.kv_heads + kv_head) * kHeadDim;
+  const T* v_base =
+      static_cast<const T*>(p.v) + (static_cast<int64_t>(batch) * s.seqlen_k * s.kv_heads + kv_head) * kHeadDim;
+
+  float o_acc[C::kMTiles][C::kOTiles][4];
+  float row_max[C::kMTiles][2];
+  float row_sum[C::kMTiles][2];
+#pragma unroll
+  for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+    for (int n = 0; n < C::kOTiles; ++n) o_acc[mi][n][0] = o_acc[mi][n][1] = o_acc[mi][n][2] = o_acc[mi][n][3] = 0.f;
+    row_max[mi][0] = row_max[mi][1] = -INFINITY;
+    row_sum[mi][0] = row_sum[mi][1] = 0.f;
+  }
+
+  const DeviceRun* runs = p.work.runs;
+  RunCursor cursor = RunCursor::start(runs, p.work.run_offsets[outer], p.work.run_offsets[outer + 1]);
+  const float scale_log2 = s.scale * kLog2e;
+
+  if (cursor.valid()) {
+    load_tile_async<C::kBlockQ, kHeadDim, C::kThreads>(q_tile, q_base, q_stride, q0, s.seqlen_q);
+    cp_async_commit();
+    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tiles, k_base, kv_stride, cursor.tile * C::kBlockK,
+                                                       s.seqlen_k);
+    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tiles, v_base, kv_stride, cursor.tile * C::kBlockK,
+                                                       s.seqlen_k);
+    cp_async_commit();
+  }
+  int stage = 0;
+  const uint32_t q_smem = smem_address(q_tile);
+  while (cursor.valid()) {
+    const RunCursor next = cursor.next(runs);
+    if (next.valid()) {
+      const int k_row = next.tile * C::kBlockK;
+      load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tiles + (stage ^ 1) * C::kTileElems, k_base, kv_stride,
+                                                         k_row, s.seqlen_k);
+      load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tiles + (stage ^ 1) * C::kTileElems, v_base, kv_stride,
+                                                         k_row, s.seqlen_k);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+
+    const T* k_tile = k_tiles + stage * C::kTileElems;
+    const T* v_tile = v_tiles + stage * C::kTileElems;
+    const uint32_t k_smem = smem_address(k_tile);
+    const uint32_t v_smem = smem_address(v_tile);
+
+    // S = Q K^T for this warp's rows.
+    float s_acc[C::kMTiles][C::kSTiles][4];
+#pragma unroll
+    for (int mi = 0; mi < C::kMTiles; ++mi)
+#pragma unroll
+      for (int n = 0; n < C::kSTiles; ++n) s_acc[mi][n][0] = s_acc[mi][n][1] = s_acc[mi][n][2] = s_acc[mi][n][3] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < C::kQkSteps; ++ks) {
+      uint32_t a[C::kMTiles][4];
+#pragma unroll
+      for (int mi = 0; mi < C::kMTiles; ++mi) {
+        const int row = warp * 16 * C::kMTiles + mi * 16 + (lane % 16);
+        ldmatrix_x4(a[mi], q_smem + 2 * swizzled<kHeadDim>(row, ks * 16 + 8 * (lane / 16)));
+      }
+#pragma unroll
+      for (int n2 = 0; n2 < C::kSTiles / 2; ++n2) {
+        uint32_t b[4];
+        const int row = n2 * 16 + (lane % 8) + 8 * (lane / 16);
+        ldmatrix_x4(b, k_smem + 2 * swizzled<kHeadDim>(row, ks * 16 + 8 * ((lane / 8) % 2)));
+#pragma unroll
+        for (int mi = 0; mi < C::kMTiles; ++mi) {
+          mma_16816<T>(s_acc[mi][2 * n2], a[mi], b[0], b[1]);
+          mma_16816<T>(s_acc[mi][2 * n2 + 1], a[mi], b[2], b[3]);
+        }
+      }
+    }
+
+    const int k0 = cursor.tile * C::kBlockK;
+    if (cursor.partial(runs)) {
+#pragma unroll
+      for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int q = q0 + warp * 16 * C::kMTiles + mi * 16 + half * 8 + g;
+          const uint32_t bits = visible_keys<2 * C::kSTiles>(
+              row_slices, row_slice_count, q, k0, k0 + C::kBlockK,
+              [&](int j) { return k0 + (j >> 1) * 8 + 2 * t + (j & 1); });
+#pragma unroll
+          for (int n = 0; n < C::kSTiles; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              if (!((bits >> (2 * n + e)) & 1u)) s_acc[mi][n][2 * half + e] = -INFINITY;
+            }
+          }
+        }
+      }
+    }
+
+    // Online softmax (base 2, scale folded in), then O = O * correction + P V.
+#pragma unroll
+    for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float tile_max = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < C::kSTiles; ++n) {
+          tile_max = fmaxf(tile_max, fmaxf(s_acc[mi][n][2 * half], s_acc[mi][n][2 * half + 1]));
+        }
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+        const float new_max = fmaxf(row_max[mi][half], tile_max);
+        const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
+        const float correction = exp2f(row_max[mi][half] * scale_log2 - max_scaled);
+        row_max[mi][half] = new_max;
+        float tile_sum = 0.f;
+#pragma unroll
+        for (int n = 0; n < C::kSTiles; ++n) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const float pv = exp2f(fmaf(s_acc[mi][n][2 * half + e], scale_log2, -max_scaled));
+            s_acc[mi][n][2 * half + e] = pv;
+            tile_sum += pv;
+          }
+        }
+        row_sum[mi][half] = row_sum[mi][half] * correction + tile_sum;
+#pragma unroll
+        for (int n = 0; n < C::kOTiles; ++n) {
+          o_acc[mi][n][2 * half] *= correction;
+          o_acc[mi][n][2 * half + 1] *= correction;
+        }
+      }
+    }
+
+#pragma unroll
+    for (int kk = 0; kk < C::kPvSteps; ++kk) {
+      uint32_t a[C::kMTiles][4];
+#pragma unroll
+      for (int mi = 0; mi < C::kMTiles; ++mi) {
+        a[mi][0] = MmaType<T>::pack(s_acc[mi][2 * kk][0], s_acc[mi][2 * kk][1]);
+        a[mi][1] = MmaType<T>::pack(s_acc[mi][2 * kk][2], s_acc[mi][2 * kk][3]);
+        a[mi][2] = MmaType<T>::pack(s_acc[mi][2 * kk + 1][0], s_acc[mi][2 * kk + 1][1]);
+        a[mi][3] = MmaType<T>::pack(s_acc[mi][2 * kk + 1][2], s_acc[mi][2 * kk + 1][3]);
+      }
+#pragma unroll
+      for (int n2 = 0; n2 < C::kOTiles / 2; ++n2) {
+        uint32_t b[4];
+        const int row = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
+        ldmatrix_x4_trans(b, v_smem + 2 * swizzled<kHeadDim>(row, n2 * 16 + 8 * (lane / 16)));
+#pragma unroll
+        for (int mi = 0; mi < C::kMTiles; ++mi) {
+          mma_16816<T>(o_acc[mi][2 * n2], a[mi], b[0], b[1]);
+          mma_16816<T>(o_acc[mi][2 * n2 + 1], a[mi], b[2], b[3]);
+        }
+      }
+    }
+    __syncthreads();  // every warp is done with this stage before the next prefetch overwrites it
+    stage ^= 1;
+    cursor = next;
+  }
+  cp_async_wait<0>();
+
+  // Epilogue: normalize, write out (0 for rows that saw no key) and lse (natural log; -inf for such rows).
+  T* out_base = static_cast<T*>(p.out) + (static_cast<int64_t>(batch) * s.seqlen_q * s.heads + head) * kHeadDim;
+  float* lse_base = p.lse + (static_cast<int64_t>(batch) * s.heads + head) * s.seqlen_q;
+#pragma unroll
+  for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float sum = row_sum[mi][half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const int q = q0 + warp * 16 * C::kMTiles + mi * 16 + half * 8 + g;
+      if (q >= s.seqlen_q) continue;
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      T* out_row = out_base + static_cast<int64_t>(q) * q_stride;
+#pragma unroll
+      for (int n = 0; n < C::kOTiles; ++n) {
+        *reinterpret_cast<uint32_t*>(out_row + n * 8 + 2 * t) =
+            MmaType<T>::pack(o_acc[mi][n][2 * half] * inv, o_acc[mi][n][2 * half + 1] * inv);
+      }
+      if (t == 0) lse_base[q] = sum > 0.f ? row_max[mi][half] * s.scale + logf(sum) : -INFINITY;
+    }
+  }
+}
+
+template <typename T, int kHeadDim>
+void configure_forward_typed() {
+  LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_forward_kernel<T, kHeadDim>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(ForwardConfig<kHeadDim>::kSmemBytes)));
+}
+
+template <typename T, int kHeadDim>
+void launch_forward_typed(const ForwardParams& params, cudaStream_t stream) {
+  using C = ForwardConfig<kHeadDim>;
+  check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "forward");
+  const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * params.shape.batch * params.shape.heads;
+  LCAB_CHECK(blocks < (int64_t(1) << 31), "forward grid of " << blocks << " CTAs is too large");
+  if (blocks == 0) return;
+  flash_forward_kernel<T, kHeadDim>
+      <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(params);
+  LCAB_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int kHeadDim>
+struct ConfigureForward {
+  static void run() { configure_forward_typed<T, kHeadDim>(); }
+};
+template <typename T, int kHeadDim>
+struct LaunchForward {
+  static void run(const ForwardParams& params, cudaStream_t stream) { launch_forward_typed<T, kHeadDim>(params, stream); }
+};
+
+}  // namespace
+
+void configure_forward(DType dtype, int head_dim) { dispatch<ConfigureForward>(dtype, head_dim); }
+
+void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
+  dispatch<LaunchForward>(dtype, head_dim, params, stream);
+}
+
+}  // namespace lcab::kernels::flash

@@ -1,0 +1,68 @@
+// Launch interface of the lcab_flash kernels (implemented in flash_forward.cu and flash_backward.cu).
+// Host-visible: plain pointers and sizes; flash_attention.cpp builds these from an AttentionProblem and its plan.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/attention.h"
+#include "kernels/flash_work.h"
+
+namespace lcab::kernels::flash {
+
+/// One pass's work list in device memory (see FlashPassWork for the meaning of each array).
+struct DeviceWork {
+  TileShape shape;  ///< the tile shape the list was built for (checked against the kernel's)
+  const int32_t* outer_order = nullptr;
+  const int32_t* run_offsets = nullptr;
+  const DeviceRun* runs = nullptr;
+  const int32_t* slice_offsets = nullptr;
+  const DeviceSlice* slices = nullptr;
+  int32_t num_masks = 1;
+  int32_t outer_tiles = 0;
+  int32_t q_tile_rows = 0;
+};
+
+struct Shape {
+  int32_t batch = 1;
+  int32_t heads = 1;
+  int32_t kv_heads = 1;
+  int32_t seqlen_q = 0;
+  int32_t seqlen_k = 0;
+  float scale = 1;  ///< softmax scale (natural units)
+};
+
+struct ForwardParams {
+  Shape shape;
+  DeviceWork work;
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* out = nullptr;
+  float* lse = nullptr;
+};
+
+struct BackwardParams {
+  Shape shape;
+  DeviceWork work;
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* out = nullptr;
+  const void* dout = nullptr;
+  const float* lse = nullptr;
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+  float* dq_accum = nullptr;  ///< workspace [batch, seqlen_q, heads, head_dim] fp32
+  float* delta = nullptr;     ///< workspace [batch, heads, seqlen_q] fp32: rowsum(dout * out)
+};
+
+/// Raises the kernels' dynamic shared-memory limits (once per process is enough; cheap to repeat).
+void configure_forward(DType dtype, int head_dim);
+void configure_backward(DType dtype, int head_dim);
+/// Enqueue on `stream`; head_dim must satisfy flash_supports_head_dim.
+void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
+void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
+
+}  // namespace lcab::kernels::flash

@@ -1,0 +1,149 @@
+#include "kernels/flash_work.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "model/error.h"
+
+namespace lcab::kernels {
+namespace {
+
+constexpr int32_t kPartialBit = int32_t(1) << 31;
+
+int32_t to_i32(int64_t value) {
+  LCAB_CHECK(value >= 0 && value < (int64_t(1) << 31), "lcab_flash indexes with 32-bit integers; " << value
+                                                            << " does not fit");
+  return static_cast<int32_t>(value);
+}
+
+// Partial tiles cost more than full ones (masking code), empty outer tiles almost nothing.
+double run_cost(const std::vector<DeviceRun>& runs, size_t begin, size_t end) {
+  double cost = 0;
+  for (size_t n = begin; n < end; ++n) {
+    const int32_t tiles = (runs[n].end_and_partial & ~kPartialBit) - runs[n].begin;
+    cost += tiles * ((runs[n].end_and_partial & kPartialBit) ? 1.25 : 1.0);
+  }
+  return cost;
+}
+
+const std::vector<Slice>& mask_slices(const AttentionProblem& problem, int32_t mask) {
+  return problem.slices[static_cast<size_t>(mask)];
+}
+
+// Appends the row slice lists of one tiling.
+void append_row_slices(const std::vector<Slice>& slices, const MaskTiling& tiling, FlashPassWork& work) {
+  for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+    for (int32_t n : tiling.row_slices(r)) work.slices.push_back(to_device_slice(slices[static_cast<size_t>(n)]));
+    work.slice_offsets.push_back(to_i32(static_cast<int64_t>(work.slices.size())));
+  }
+}
+
+// Orders outer tiles [mask_run_base, ...) of one mask by cost, costliest first (stable for equal costs).
+void append_order(FlashPassWork& work, size_t offsets_base) {
+  std::vector<double> cost(static_cast<size_t>(work.outer_tiles));
+  for (int32_t t = 0; t < work.outer_tiles; ++t) {
+    cost[t] = run_cost(work.runs, static_cast<size_t>(work.run_offsets[offsets_base + t]),
+                       static_cast<size_t>(work.run_offsets[offsets_base + t + 1]));
+  }
+  std::vector<int32_t> order(static_cast<size_t>(work.outer_tiles));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[a] > cost[b]; });
+  work.outer_order.insert(work.outer_order.end(), order.begin(), order.end());
+}
+
+void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial) {
+  const int32_t flag = partial ? kPartialBit : 0;
+  if (runs.size() > row_first_run) {
+    DeviceRun& last = runs.back();
+    if ((last.end_and_partial & ~kPartialBit) == begin && (last.end_and_partial & kPartialBit) == flag) {
+      last.end_and_partial = to_i32(end) | flag;
+      return;
+    }
+  }
+  runs.push_back({to_i32(begin), to_i32(end) | flag});
+}
+
+FlashPassWork start_work(const AttentionProblem& problem, TileShape shape) {
+  problem.validate();
+  FlashPassWork work;
+  work.shape = shape;
+  work.num_masks = static_cast<int32_t>(problem.slices.size());
+  work.q_tile_rows = to_i32((problem.seqlen_q + shape.q - 1) / shape.q);
+  work.slice_offsets.push_back(0);
+  work.run_offsets.push_back(0);
+  return work;
+}
+
+}  // namespace
+
+DeviceSlice to_device_slice(const Slice& slice) {
+  DeviceSlice d;
+  d.q_begin = to_i32(slice.q_begin);
+  d.q_end = to_i32(slice.q_end);
+  d.k_begin = to_i32(slice.k_begin);
+  d.k_end = to_i32(slice.k_end);
+  const bool lo_diagonal = slice.type == SliceType::kInvCausal || slice.type == SliceType::kBiCausal;
+  const bool hi_diagonal = slice.type == SliceType::kCausal || slice.type == SliceType::kBiCausal;
+  d.flags = (lo_diagonal ? 1 : 0) | (hi_diagonal ? 2 : 0);
+  const int64_t offset = slice.k_length() - slice.q_length() + 1;
+  LCAB_CHECK(offset > -(int64_t(1) << 31) && offset < (int64_t(1) << 31), "slice diagonal offset out of range");
+  d.diagonal_offset = static_cast<int32_t>(offset);
+  return d;
+}
+
+FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape) {
+  FlashPassWork work = start_work(problem, shape);
+  work.outer_tiles = work.q_tile_rows;
+  for (int32_t m = 0; m < work.num_masks; ++m) {
+    const auto& slices = mask_slices(problem, m);
+    const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
+    const size_t offsets_base = work.run_offsets.size() - 1;
+    for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+      const size_t first = work.runs.size();
+      for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
+        push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, run->partial);
+      }
+      work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
+    }
+    append_order(work, offsets_base);
+    append_row_slices(slices, tiling, work);
+    work.touched_tiles += tiling.counts().touched;
+    work.partial_tiles += tiling.counts().partial;
+  }
+  return work;
+}
+
+FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape) {
+  FlashPassWork work = start_work(problem, shape);
+  work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
+  for (int32_t m = 0; m < work.num_masks; ++m) {
+    const auto& slices = mask_slices(problem, m);
+    const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
+    // Transpose: per k tile, the q tiles (in increasing order) that touch it, with their full/partial flag.
+    std::vector<std::vector<int32_t>> column(static_cast<size_t>(work.outer_tiles));
+    for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+      for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
+        for (int64_t c = run->k_tile_begin; c < run->k_tile_end; ++c) {
+          LCAB_CHECK(c < work.outer_tiles, "tiling produced k tile " << c << " beyond " << work.outer_tiles);
+          column[static_cast<size_t>(c)].push_back(to_i32(r) | (run->partial ? kPartialBit : 0));
+        }
+      }
+    }
+    const size_t offsets_base = work.run_offsets.size() - 1;
+    for (const auto& entries : column) {
+      const size_t first = work.runs.size();
+      for (int32_t e : entries) {
+        const int64_t q_tile = e & ~kPartialBit;
+        push_run(work.runs, first, q_tile, q_tile + 1, (e & kPartialBit) != 0);
+      }
+      work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
+    }
+    append_order(work, offsets_base);
+    append_row_slices(slices, tiling, work);
+    work.touched_tiles += tiling.counts().touched;
+    work.partial_tiles += tiling.counts().partial;
+  }
+  return work;
+}
+
+}  // namespace lcab::kernels

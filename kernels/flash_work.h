@@ -1,0 +1,59 @@
+// Host-side work lists of lcab_flash, built from the mask's slices through lcab::MaskTiling (the same tiling the
+// compute model charges), in the layout the kernels read.
+//
+// A pass iterates "outer" tiles (one CTA each) over "inner" tiles:
+//   forward:  outer = q-tile rows, inner = k tiles   (MaskTiling's runs as they are)
+//   backward: outer = k tiles,     inner = q tiles   (the transpose of the same tiling)
+// Inner tiles come in runs that are all full (no masking code at all) or all partial (masked in-tile against the
+// slices that intersect the q-tile row). Tiles outside the mask appear in no run. Outer tiles are ordered by cost,
+// costliest first, so that skewed masks (documents) balance over the SMs; outer tiles with no work are kept (they
+// still write zeros / -inf) and come last. Per-kv-head masks get one list per head mask, concatenated.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/attention.h"
+#include "model/mask_tiling.h"
+
+namespace lcab::kernels {
+
+/// A slice as the device masks with it: row q (global) of the slice sees keys
+///   [k_begin + (lo_diagonal ? i : 0), hi_diagonal ? min(k_end, k_begin + i + diagonal_offset) : k_end)
+/// with i = q - q_begin; empty when the bounds cross. diagonal_offset = Lk - Lq + 1.
+struct DeviceSlice {
+  int32_t q_begin = 0;
+  int32_t q_end = 0;
+  int32_t k_begin = 0;
+  int32_t k_end = 0;
+  int32_t flags = 0;  ///< bit 0: lo_diagonal (invcausal, bicausal); bit 1: hi_diagonal (causal, bicausal)
+  int32_t diagonal_offset = 0;
+};
+DeviceSlice to_device_slice(const Slice& slice);
+
+/// A run of inner tiles [begin, end), all full or all partial. `end_and_partial` holds end | partial << 31.
+struct DeviceRun {
+  int32_t begin = 0;
+  int32_t end_and_partial = 0;
+};
+
+struct FlashPassWork {
+  TileShape shape;
+  int32_t num_masks = 1;
+  int32_t outer_tiles = 0;  ///< per mask
+  int32_t q_tile_rows = 0;  ///< per mask: rows of row_slice lists
+  std::vector<int32_t> outer_order;    ///< [mask][outer_tiles]: outer tile indices, costliest first
+  std::vector<int32_t> run_offsets;    ///< [mask][outer_tiles + 1]: into runs (absolute)
+  std::vector<DeviceRun> runs;
+  std::vector<int32_t> slice_offsets;  ///< [mask][q_tile_rows + 1]: into slices (absolute)
+  std::vector<DeviceSlice> slices;     ///< per q-tile row, the slices intersecting it
+  int64_t touched_tiles = 0;           ///< over all masks
+  int64_t partial_tiles = 0;
+};
+
+/// Forward work (outer = q-tile rows) for the problem's slices with the given tile shape.
+FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape);
+/// Backward work (outer = k tiles, inner = q tiles touching them), from the same kind of tiling.
+FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape);
+
+}  // namespace lcab::kernels

@@ -1,0 +1,11 @@
+#include "kernels/attention.h"
+#include "kernels/implementations.h"
+
+namespace lcab::kernels {
+
+void register_all(AttentionRegistry& registry) {
+  registry.add(make_flash_attention());
+  registry.add(make_naive_attention());
+}
+
+}  // namespace lcab::kernels

@@ -1,0 +1,277 @@
+// Every registered attention implementation against the fp64 CPU reference (attention_reference.h), on masks
+// built from slices directly (edge cases) and from every registered mask pattern.
+//
+// Tolerances (relative Frobenius error ||x - ref|| / ||ref|| per tensor): inputs are rounded to the element type
+// before the reference sees them, so errors come only from the kernels' own rounding: P and dS are rounded to
+// the element type for the tensor-core products and outputs are rounded once. bf16 keeps 8 significant bits
+// (round-off 2^-9 ~ 2e-3 per rounding, a few roundings compound): 1e-2 leaves about 3x margin; fp16 keeps 11
+// bits (2^-12 ~ 2.4e-4): 3e-3. lse is computed in fp32 from fp32 accumulators: absolute error 2e-3 (its values
+// are O(log S)). Rows that see no key must give out = 0, dq = 0 and lse = -inf exactly.
+// Outputs are poisoned with NaN before every run, so an element a kernel forgets to write fails the test.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attention_reference.h"
+#include "kernels/attention.h"
+#include "model/mask_spec.h"
+
+namespace lcab::kernels::testing {
+namespace {
+
+bool gpu_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+void check(cudaError_t status, const char* what) {
+  ASSERT_EQ(status, cudaSuccess) << what << ": " << cudaGetErrorString(status);
+}
+
+uint16_t to_bits(double value, DType dtype) {
+  if (dtype == DType::kBf16) {
+    const __nv_bfloat16_raw raw = __float2bfloat16_rn(static_cast<float>(value));
+    return raw.x;
+  }
+  const __half_raw raw = __float2half_rn(static_cast<float>(value));
+  return raw.x;
+}
+
+double from_bits(uint16_t bits, DType dtype) {
+  if (dtype == DType::kBf16) {
+    __nv_bfloat16_raw raw;
+    raw.x = bits;
+    return static_cast<double>(__bfloat162float(__nv_bfloat16(raw)));
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return static_cast<double>(__half2float(__half(raw)));
+}
+
+/// A device buffer poisoned or filled from the host.
+class Buffer {
+ public:
+  explicit Buffer(size_t bytes) : bytes_(bytes) { check(cudaMalloc(&data_, bytes), "cudaMalloc"); }
+  ~Buffer() { cudaFree(data_); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* get() const { return data_; }
+  void poison() { check(cudaMemset(data_, 0xff, bytes_), "cudaMemset"); }  // NaN in bf16, fp16 and fp32
+  void upload(const void* host) { check(cudaMemcpy(data_, host, bytes_, cudaMemcpyHostToDevice), "upload"); }
+  void download(void* host) const { check(cudaMemcpy(host, data_, bytes_, cudaMemcpyDeviceToHost), "download"); }
+
+ private:
+  void* data_ = nullptr;
+  size_t bytes_;
+};
+
+/// Random normal values rounded to the element type: the bits for the device and the doubles for the reference.
+std::vector<uint16_t> random_tensor(size_t count, DType dtype, std::mt19937_64& rng, std::vector<double>& values) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<uint16_t> bits(count);
+  values.resize(count);
+  for (size_t n = 0; n < count; ++n) {
+    bits[n] = to_bits(normal(rng), dtype);
+    values[n] = from_bits(bits[n], dtype);
+  }
+  return bits;
+}
+
+std::vector<double> download_tensor(const Buffer& buffer, size_t count, DType dtype) {
+  std::vector<uint16_t> bits(count);
+  buffer.download(bits.data());
+  std::vector<double> out(count);
+  for (size_t n = 0; n < count; ++n) out[n] = from_bits(bits[n], dtype);
+  return out;
+}
+
+double relative_error(const std::vector<double>& x, const std::vector<double>& ref) {
+  double diff = 0;
+  double norm = 0;
+  for (size_t n = 0; n < ref.size(); ++n) {
+    const double d = x[n] - ref[n];
+    diff += d * d;
+    norm += ref[n] * ref[n];
+  }
+  if (norm == 0) return diff == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return std::sqrt(diff / norm);  // NaN when x holds NaN
+}
+
+struct KernelCase {
+  std::string name;
+  AttentionProblem problem;
+};
+
+AttentionProblem shaped(std::vector<std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k, int64_t heads,
+                        int64_t kv_heads, int64_t head_dim, DType dtype, int64_t batch = 1) {
+  AttentionProblem p;
+  p.batch = batch;
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  p.head_dim = head_dim;
+  p.dtype = dtype;
+  p.seqlen_q = seqlen_q;
+  p.seqlen_k = seqlen_k;
+  p.slices = std::move(slices);
+  return p;
+}
+
+// Documents of the given lengths, one slice of `type` each, along the diagonal.
+std::vector<Slice> documents(const std::vector<int64_t>& lengths, SliceType type) {
+  std::vector<Slice> slices;
+  int64_t begin = 0;
+  for (int64_t length : lengths) {
+    slices.push_back({begin, begin + length, begin, begin + length, type});
+    begin += length;
+  }
+  return slices;
+}
+
+std::vector<KernelCase> make_cases() {
+  std::vector<KernelCase> cases;
+  const DType bf16 = DType::kBf16;
+  const DType fp16 = DType::kFp16;
+  auto add = [&](std::string name, AttentionProblem p) { cases.push_back({std::move(name), std::move(p)}); };
+  // Edge cases from slices (bf16, hd 128, GQA 4).
+  add("full_S256", shaped({{{0, 256, 0, 256, SliceType::kFull}}}, 256, 256, 8, 2, 128, bf16));
+  add("causal_S300_not_tile_multiple", shaped({{{0, 300, 0, 300, SliceType::kCausal}}}, 300, 300, 8, 2, 128, bf16));
+  add("causal_batch2", shaped({{{0, 200, 0, 200, SliceType::kCausal}}}, 200, 200, 4, 1, 128, bf16, 2));
+  add("rectangular_causal_Sq200_Sk333",
+      shaped({{{0, 200, 0, 333, SliceType::kCausal}}}, 200, 333, 8, 2, 128, bf16));
+  // Causal with Lk < Lq leaves the first 200 rows empty; rows 300..349 are in no slice at all.
+  add("rows_without_keys", shaped({{{0, 300, 0, 100, SliceType::kCausal}}}, 350, 350, 8, 2, 128, bf16));
+  add("one_token_documents_causal",
+      shaped({documents({1, 1, 3, 1, 70, 1, 130, 1, 1, 64, 1, 29}, SliceType::kCausal)}, 303, 303, 8, 2, 128, bf16));
+  add("one_token_documents_full",
+      shaped({documents({1, 2, 1, 140, 1, 1, 77, 1}, SliceType::kFull)}, 224, 224, 8, 8, 64, fp16));
+  add("invcausal_bicausal_and_two_slices_per_row",
+      shaped({{{0, 160, 0, 200, SliceType::kBiCausal},
+               {160, 320, 160, 320, SliceType::kInvCausal},
+               {160, 320, 0, 100, SliceType::kFull}}},
+             320, 320, 8, 2, 128, bf16));
+  add("per_kv_head_masks",
+      shaped({{{0, 280, 0, 280, SliceType::kCausal}}, documents({100, 1, 79, 100}, SliceType::kCausal)}, 280, 280, 8,
+             2, 128, bf16));
+  // Every dtype x head dim x GQA ratio on a document mask with a length that is not a tile multiple.
+  for (DType dtype : {bf16, fp16}) {
+    for (int64_t head_dim : {64, 128}) {
+      for (int64_t kv_heads : {8, 2, 1}) {
+        const std::string name = to_string(dtype) + "_hd" + std::to_string(head_dim) + "_gqa" +
+                                 std::to_string(8 / kv_heads) + "_documents";
+        add(name, shaped({documents({37, 150, 1, 200}, SliceType::kCausal)}, 388, 388, 8, kv_heads, head_dim, dtype));
+      }
+    }
+  }
+  // Every registered mask pattern with its default parameters (per-kv-head patterns get 2 kv heads).
+  for (const MaskPattern& pattern : builtin_mask_patterns().patterns()) {
+    if (pattern.name == "file") continue;
+    const Mask mask = builtin_mask_patterns().make(pattern.name, 1000, 2);
+    add("pattern_" + pattern.name, make_problem(mask, 1, 4, 2, 128, bf16));
+  }
+  return cases;
+}
+
+const std::vector<KernelCase>& all_cases() {
+  static const std::vector<KernelCase> cases = make_cases();
+  return cases;
+}
+
+struct Results {
+  std::vector<double> out, lse, dq, dk, dv;
+};
+
+Results run_impl(const AttentionImpl& impl, const AttentionProblem& p, const std::vector<uint16_t>& q,
+                 const std::vector<uint16_t>& k, const std::vector<uint16_t>& v, const std::vector<uint16_t>& dout) {
+  const size_t q_count = q.size();
+  const size_t kv_count = k.size();
+  const size_t lse_count = static_cast<size_t>(p.batch * p.heads * p.seqlen_q);
+  Buffer dq_buf(q_count * 2), dk_buf(kv_count * 2), dv_buf(kv_count * 2), q_buf(q_count * 2), k_buf(kv_count * 2),
+      v_buf(kv_count * 2), out_buf(q_count * 2), dout_buf(q_count * 2), lse_buf(lse_count * 4);
+  q_buf.upload(q.data());
+  k_buf.upload(k.data());
+  v_buf.upload(v.data());
+  dout_buf.upload(dout.data());
+  for (Buffer* b : {&out_buf, &lse_buf, &dq_buf, &dk_buf, &dv_buf}) b->poison();
+  std::unique_ptr<AttentionPlan> plan = impl.prepare(p);
+  ForwardArgs fwd;
+  fwd.q = q_buf.get();
+  fwd.k = k_buf.get();
+  fwd.v = v_buf.get();
+  fwd.out = out_buf.get();
+  fwd.lse = static_cast<float*>(lse_buf.get());
+  plan->forward(fwd);
+  BackwardArgs bwd;
+  bwd.q = q_buf.get();
+  bwd.k = k_buf.get();
+  bwd.v = v_buf.get();
+  bwd.out = out_buf.get();
+  bwd.dout = dout_buf.get();
+  bwd.lse = static_cast<const float*>(lse_buf.get());
+  bwd.dq = dq_buf.get();
+  bwd.dk = dk_buf.get();
+  bwd.dv = dv_buf.get();
+  plan->backward(bwd);
+  check(cudaDeviceSynchronize(), "kernels");
+  Results r;
+  r.out = download_tensor(out_buf, q_count, p.dtype);
+  r.dq = download_tensor(dq_buf, q_count, p.dtype);
+  r.dk = download_tensor(dk_buf, kv_count, p.dtype);
+  r.dv = download_tensor(dv_buf, kv_count, p.dtype);
+  std::vector<float> lse(lse_count);
+  lse_buf.download(lse.data());
+  r.lse.assign(lse.begin(), lse.end());
+  return r;
+}
+
+class AttentionAgainstReference : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  const KernelCase& c = all_cases()[GetParam()];
+  const AttentionProblem& p = c.problem;
+  std::mt19937_64 rng(1234 + GetParam());
+  AttentionTensors x;
+  const size_t q_count = static_cast<size_t>(p.batch * p.seqlen_q * p.heads * p.head_dim);
+  const size_t kv_count = static_cast<size_t>(p.batch * p.seqlen_k * p.kv_heads * p.head_dim);
+  const auto q = random_tensor(q_count, p.dtype, rng, x.q);
+  const auto k = random_tensor(kv_count, p.dtype, rng, x.k);
+  const auto v = random_tensor(kv_count, p.dtype, rng, x.v);
+  const auto dout = random_tensor(q_count, p.dtype, rng, x.dout);
+  const ReferenceResult ref = reference_attention(p, x);
+  const double tolerance = p.dtype == DType::kBf16 ? 1e-2 : 3e-3;
+  constexpr double kLseTolerance = 2e-3;
+
+  AttentionRegistry registry;
+  register_all(registry);
+  for (const std::string& name : registry.names()) {
+    const AttentionImpl& impl = registry.find(name);
+    SCOPED_TRACE(name + " on " + c.name);
+    if (!impl.supports(p, Pass::kForward).supported || !impl.supports(p, Pass::kBackward).supported) continue;
+    const Results r = run_impl(impl, p, q, k, v, dout);
+    EXPECT_LT(relative_error(r.out, ref.out), tolerance) << "out";
+    EXPECT_LT(relative_error(r.dq, ref.dq), tolerance) << "dq";
+    EXPECT_LT(relative_error(r.dk, ref.dk), tolerance) << "dk";
+    EXPECT_LT(relative_error(r.dv, ref.dv), tolerance) << "dv";
+    size_t lse_bad = 0;
+    for (size_t n = 0; n < ref.lse.size(); ++n) {
+      const bool ok = std::isinf(ref.lse[n]) ? (std::isinf(r.lse[n]) && r.lse[n] < 0)
+                                             : std::abs(r.lse[n] - ref.lse[n]) < kLseTolerance;
+      if (!ok && lse_bad++ < 3) ADD_FAILURE() << "lse[" << n << "] = " << r.lse[n] << ", reference " << ref.lse[n];
+    }
+    EXPECT_EQ(lse_bad, 0u) << "lse entries off";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Masks, AttentionAgainstReference, ::testing::Range<size_t>(0, all_cases().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) { return all_cases()[info.param].name; });
+
+}  // namespace
+}  // namespace lcab::kernels::testing

@@ -1,0 +1,164 @@
+// Host-side tests of the interface helpers and of lcab_flash's work lists (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "kernels/attention.h"
+#include "kernels/flash_tiles.h"
+#include "kernels/flash_work.h"
+#include "model/error.h"
+#include "model/mask_spec.h"
+
+namespace lcab::kernels {
+namespace {
+
+constexpr int32_t kEndMask = 0x7fffffff;
+
+TEST(AttentionInterface, ParsesDtypesAndRejectsUnknownOnes) {
+  EXPECT_EQ(parse_dtype("bf16"), DType::kBf16);
+  EXPECT_EQ(parse_dtype("fp16"), DType::kFp16);
+  EXPECT_EQ(to_string(parse_dtype("fp16")), "fp16");
+  EXPECT_THROW(parse_dtype("fp32"), Error);
+}
+
+TEST(AttentionInterface, UnmaskedPairsCountAreaTimesQHeadsTimesBatch) {
+  const Mask mask = make_mask("causal", 1000);
+  const AttentionProblem p = make_problem(mask, 2, 8, 2, 128, DType::kBf16);
+  EXPECT_DOUBLE_EQ(p.unmasked_pairs(), 2.0 * 8.0 * static_cast<double>(mask.area()));
+  EXPECT_DOUBLE_EQ(p.forward_flops(), 4.0 * p.unmasked_pairs() * 128);
+}
+
+TEST(AttentionInterface, PerKvHeadAreasAreSummedPerGroup) {
+  AttentionProblem p;
+  p.heads = 4;
+  p.kv_heads = 2;
+  p.seqlen_q = p.seqlen_k = 10;
+  p.slices = {{{0, 10, 0, 10, SliceType::kFull}}, {{0, 10, 0, 10, SliceType::kCausal}}};
+  EXPECT_DOUBLE_EQ(p.unmasked_pairs(), 2.0 * 100 + 2.0 * 55);
+}
+
+TEST(AttentionInterface, ValidateRejectsBadShapes) {
+  AttentionProblem p;
+  p.heads = 6;
+  p.kv_heads = 4;
+  p.seqlen_q = p.seqlen_k = 10;
+  p.slices = {{{0, 10, 0, 10, SliceType::kFull}}};
+  EXPECT_THROW(p.validate(), Error);
+  p.heads = 8;
+  EXPECT_NO_THROW(p.validate());
+  p.slices = {{{0, 11, 0, 10, SliceType::kFull}}};
+  EXPECT_THROW(p.validate(), Error);
+}
+
+TEST(AttentionRegistry, FindsByNameAndListsValidNamesOnError) {
+  AttentionRegistry registry;
+  register_all(registry);
+  const auto names = registry.names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "lcab_flash"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "naive"), names.end());
+  EXPECT_EQ(registry.find("naive").name(), "naive");
+  try {
+    registry.find("nope");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lcab_flash"), std::string::npos);
+  }
+}
+
+TEST(AttentionRegistry, FlashReportsUnsupportedHeadDimInsteadOfThrowing) {
+  AttentionRegistry registry;
+  register_all(registry);
+  AttentionProblem p = make_problem(make_mask("causal", 256), 1, 8, 8, 96, DType::kBf16);
+  const Support s = registry.find("lcab_flash").supports(p, Pass::kForward);
+  EXPECT_FALSE(s.supported);
+  EXPECT_NE(s.reason.find("96"), std::string::npos);
+}
+
+// Every tile the forward list visits, expanded, per mask: (q tile, k tile) -> partial.
+std::set<std::tuple<int, int, int, bool>> expand(const FlashPassWork& w, bool transposed) {
+  std::set<std::tuple<int, int, int, bool>> tiles;
+  for (int m = 0; m < w.num_masks; ++m) {
+    for (int outer = 0; outer < w.outer_tiles; ++outer) {
+      const int base = m * w.outer_tiles + outer;
+      for (int r = w.run_offsets[base]; r < w.run_offsets[base + 1]; ++r) {
+        const DeviceRun run = w.runs[r];
+        for (int inner = run.begin; inner < (run.end_and_partial & kEndMask); ++inner) {
+          const bool partial = run.end_and_partial < 0;
+          tiles.insert(transposed ? std::make_tuple(m, inner, outer, partial) : std::make_tuple(m, outer, inner, partial));
+        }
+      }
+    }
+  }
+  return tiles;
+}
+
+TEST(FlashWork, ForwardListMatchesTheTilingAndOrdersRowsCostliestFirst) {
+  for (const char* spec : {"full", "causal", "causal_document", "sliding_window_causal:window=300"}) {
+    const Mask mask = make_mask(spec, 3000);
+    const AttentionProblem p = make_problem(mask, 1, 8, 2, 128, DType::kBf16);
+    const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kForward);
+    const FlashPassWork w = build_forward_work(p, shape);
+    const TileCounts counts = count_tiles(mask, shape);
+    const auto tiles = expand(w, false);
+    EXPECT_EQ(static_cast<int64_t>(tiles.size()), counts.touched) << spec;
+    EXPECT_EQ(w.touched_tiles, counts.touched) << spec;
+    int64_t partial = 0;
+    for (const auto& t : tiles) partial += std::get<3>(t) ? 1 : 0;
+    EXPECT_EQ(partial, counts.partial) << spec;
+    // Order: a permutation of the rows with non-increasing tile counts.
+    std::vector<int32_t> order = w.outer_order;
+    ASSERT_EQ(static_cast<int32_t>(order.size()), w.outer_tiles);
+    double previous = std::numeric_limits<double>::infinity();
+    for (int32_t row : order) {
+      double cost = 0;  // the builder's cost: partial tiles weigh 1.25
+      for (int r = w.run_offsets[row]; r < w.run_offsets[row + 1]; ++r) {
+        const int tiles = (w.runs[r].end_and_partial & kEndMask) - w.runs[r].begin;
+        cost += tiles * (w.runs[r].end_and_partial < 0 ? 1.25 : 1.0);
+      }
+      EXPECT_LE(cost, previous) << spec;
+      previous = cost;
+    }
+    std::sort(order.begin(), order.end());
+    for (int32_t n = 0; n < w.outer_tiles; ++n) EXPECT_EQ(order[n], n);
+  }
+}
+
+TEST(FlashWork, BackwardListIsTheTransposeOfTheSameTiling) {
+  for (const char* spec : {"causal", "causal_document", "block_causal_document", "share_question"}) {
+    const Mask mask = make_mask(spec, 2500);
+    const AttentionProblem p = make_problem(mask, 1, 8, 2, 64, DType::kFp16);
+    const TileShape shape = flash_tile_shape(64, DType::kFp16, Pass::kBackward);
+    const FlashPassWork backward = build_backward_work(p, shape);
+    // Build the forward list with the backward tile shape and compare the expanded tile sets.
+    const FlashPassWork forward = build_forward_work(p, shape);
+    EXPECT_EQ(expand(backward, true), expand(forward, false)) << spec;
+    EXPECT_EQ(backward.outer_tiles, (2500 + shape.k - 1) / shape.k);
+  }
+}
+
+TEST(FlashWork, PerKvHeadMasksGetOneListEach) {
+  const Mask mask = make_mask("block_sparse:density=0.3,block=128,seed=3", 2048, 4);
+  ASSERT_TRUE(mask.is_per_kv_head());
+  const AttentionProblem p = make_problem(mask, 1, 8, 4, 128, DType::kBf16);
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kForward);
+  const FlashPassWork w = build_forward_work(p, shape);
+  EXPECT_EQ(w.num_masks, 4);
+  EXPECT_EQ(static_cast<int>(w.run_offsets.size()), 1 + 4 * w.outer_tiles);
+  EXPECT_EQ(w.touched_tiles, count_tiles(mask, shape).touched);
+}
+
+TEST(FlashWork, RowSlicesHoldExactlyTheSlicesIntersectingEachRow) {
+  const Mask mask = make_mask("causal_document", 3000);
+  const AttentionProblem p = make_problem(mask, 1, 8, 8, 128, DType::kBf16);
+  const FlashPassWork w = build_forward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kForward));
+  for (int r = 0; r < w.q_tile_rows; ++r) {
+    size_t expected = 0;
+    for (const Slice& s : mask.slices()) expected += (s.q_begin < (r + 1) * 128 && s.q_end > r * 128) ? 1 : 0;
+    EXPECT_EQ(static_cast<size_t>(w.slice_offsets[r + 1] - w.slice_offsets[r]), expected) << "row " << r;
+  }
+}
+
+}  // namespace
+}  // namespace lcab::kernels
