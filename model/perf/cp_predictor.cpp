@@ -1,0 +1,134 @@
+#include "model/perf/cp_predictor.h"
+
+#include <algorithm>
+
+#include "model/error.h"
+
+namespace lcab::perf {
+
+double CpPrediction::time_us() const {
+  double t = 0;
+  for (const PassPrediction& p : passes) t += p.simulation.time_us;
+  return t;
+}
+int64_t CpPrediction::peak_mem_bytes() const {
+  int64_t m = 0;
+  for (const PassPrediction& p : passes) m = std::max(m, p.simulation.peak_mem_bytes());
+  return m;
+}
+double CpPrediction::exposed_comm_us() const {
+  double t = 0;
+  for (const PassPrediction& p : passes) t += p.simulation.ranks[p.simulation.slowest_rank].exposed_comm_us;
+  return t;
+}
+double CpPrediction::imbalance() const {
+  double m = 1;
+  for (const PassPrediction& p : passes) m = std::max(m, p.simulation.imbalance());
+  return m;
+}
+double CpPrediction::flops() const {
+  double f = 0;
+  for (const PassPrediction& p : passes) f += p.simulation.flops();
+  return f;
+}
+
+CpPredictor::CpPredictor(HardwareProfile profile, ClusterShape cluster)
+    : profile_(std::move(profile)), cluster_(cluster) {
+  validate_cluster(cluster_);
+}
+
+const KernelCostModel& CpPredictor::kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
+                                                 const std::string& dtype) {
+  auto key = std::make_tuple(impl, static_cast<int>(pass), head_dim, dtype);
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) {
+    const KernelParams& params = profile_.kernel(impl, cp::to_string(pass), head_dim, dtype);
+    it = kernels_.emplace(key, std::make_unique<KernelCostModel>(params, profile_.sms())).first;
+  }
+  return *it->second;
+}
+
+CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
+                                  const std::vector<cp::Pass>& passes, PredictOptions options) {
+  LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
+  LCAB_CHECK(config.gpus <= cluster_.gpus, "config uses " << config.gpus << " GPUs but the cluster has "
+                                                          << cluster_.gpus);
+  cp::CpConfig wanted = config;
+  wanted.gpus_per_node = cluster_.gpus_per_node;
+  CpPrediction prediction;
+  prediction.config = cp::normalize_config(wanted);
+  auto comm_it = comm_.find(prediction.config.gpus);
+  if (comm_it == comm_.end()) {
+    comm_it = comm_.emplace(prediction.config.gpus,
+                            std::make_unique<CommCostModel>(profile_, ClusterShape{prediction.config.gpus,
+                                                                                   cluster_.gpus_per_node}))
+                  .first;
+  }
+  for (cp::Pass pass : passes) {
+    const int64_t head_dim = prediction.config.workload.head_dim;
+    const std::string dtype = kernel.dtype;
+    const KernelCostModel& model = kernel_model(kernel.impl, pass, head_dim, dtype);
+    auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(prediction.config, pass));
+    PassPrediction p;
+    p.pass = pass;
+    p.simulation = simulate(*schedule, cost_models(profile_, model, *comm_it->second),
+                            SimulationOptions{options.critical_path});
+    if (options.keep_schedules) p.schedule = std::move(schedule);
+    prediction.passes.push_back(std::move(p));
+  }
+  return prediction;
+}
+
+RecordKey cp_record_key(const cp::CpConfig& c, const KernelChoice& kernel, cp::Pass pass) {
+  RecordKey key;
+  key.impl = kernel.impl;
+  key.pass = std::string(cp::to_string(pass));
+  const Mask& mask = *c.workload.mask;
+  key.mask = mask.info().spec;
+  key.seqlen = mask.seqlen();
+  key.batch = c.workload.batch;
+  key.heads = c.workload.heads;
+  key.kv_heads = c.workload.kv_heads;
+  key.head_dim = c.workload.head_dim;
+  key.dtype = kernel.dtype;
+  key.method = c.method;
+  key.gpus = c.gpus;
+  key.gpus_per_node = c.gpus_per_node;
+  key.degrees = {{"ulysses", c.ulysses_degree}, {"ring", c.ring_degree}};
+  if (c.method == "loongtrain") key.degrees["windows"] = c.windows;
+  if (c.method == "usp" || c.method == "loongtrain") key.placement = std::string(cp::to_string(c.placement));
+  return key;
+}
+
+Record cp_record(const CpPrediction& prediction, size_t pass_index, const KernelChoice& kernel,
+                 const HardwareProfile& profile) {
+  const PassPrediction& p = prediction.passes.at(pass_index);
+  const CpSimulation& sim = p.simulation;
+  Record r;
+  r.source = "predicted";
+  r.kind = "cp";
+  r.key = cp_record_key(prediction.config, kernel, p.pass);
+  const double ms = sim.time_us * 1e-3;
+  r.time_ms = TimeStatsMs{ms, ms, ms};
+  r.flops = sim.flops();
+  r.tflops = sim.time_us > 0 ? sim.flops() / sim.time_us * 1e-6 : 0;
+  r.area = prediction.config.workload.mask->mean_area();
+  r.peak_mem_bytes = sim.peak_mem_bytes();
+  Breakdown b;
+  const RankSummary& slow = sim.ranks[sim.slowest_rank];
+  b.compute_ms = slow.compute_us * 1e-3;
+  b.comm_ms = slow.comm_us * 1e-3;
+  b.exposed_comm_ms = slow.exposed_comm_us * 1e-3;
+  for (const RankSummary& rank : sim.ranks) b.per_rank_ms.push_back(rank.end_us * 1e-3);
+  r.breakdown = b;
+  r.device = DeviceInfo{profile.gpu.name, profile.sms(), ""};
+  r.extra["profile"] = profile.name;
+  r.extra["imbalance"] = sim.imbalance();
+  r.extra["critical_path"] = {{"ops", sim.critical_path.size()},
+                              {"compute_ms", sim.critical_compute_us * 1e-3},
+                              {"comm_ms", sim.critical_comm_us * 1e-3}};
+  r.extra["sharding"] = std::string(cp::to_string(prediction.config.sharding));
+  return r;
+}
+
+}  // namespace lcab::perf

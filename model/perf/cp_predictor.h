@@ -1,0 +1,74 @@
+// Predictions of context-parallel runs: normalize a config, build its forward and/or backward schedules and
+// simulate them with the cost models of one profile and cluster. Kernel cost models (and their caches of local
+// masks) are kept per (implementation, pass, head dim, dtype), so many predictions share them: the planner
+// predicts hundreds of configs with one CpPredictor.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "model/cp/cp_method.h"
+#include "model/perf/cp_simulator.h"
+#include "model/record.h"
+
+namespace lcab::perf {
+
+/// The kernel inside a CP run.
+struct KernelChoice {
+  std::string impl = "lcab_flash";
+  std::string dtype = "bf16";
+};
+
+struct PassPrediction {
+  cp::Pass pass = cp::Pass::kForward;
+  CpSimulation simulation;
+  std::shared_ptr<const cp::Schedule> schedule;  ///< kept only when asked for (timelines)
+};
+
+struct CpPrediction {
+  cp::CpConfig config;  ///< normalized: degrees, windows and sharding filled in
+  std::vector<PassPrediction> passes;
+  double time_us() const;             ///< summed over passes
+  int64_t peak_mem_bytes() const;     ///< max over passes and ranks
+  double exposed_comm_us() const;     ///< the slowest rank's exposed communication, summed over passes
+  double imbalance() const;           ///< max over passes
+  double flops() const;
+};
+
+struct PredictOptions {
+  bool critical_path = true;
+  bool keep_schedules = false;
+};
+
+class CpPredictor {
+ public:
+  /// The cluster's gpus bound every config's gpus; gpus_per_node comes from the cluster.
+  CpPredictor(HardwareProfile profile, ClusterShape cluster);
+  const HardwareProfile& profile() const { return profile_; }
+  const ClusterShape& cluster() const { return cluster_; }
+
+  /// Normalizes (throws lcab::Error with the method's message on an invalid config), builds and simulates.
+  CpPrediction predict(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                       PredictOptions options = {});
+  /// The kernel cost model of (impl, pass, head dim, dtype), made once.
+  const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
+                                      const std::string& dtype);
+
+ private:
+  HardwareProfile profile_;
+  ClusterShape cluster_;
+  std::map<int64_t, std::unique_ptr<CommCostModel>> comm_;  // by config gpus (groups of the cluster's ranks)
+  std::map<std::tuple<std::string, int, int64_t, std::string>, std::unique_ptr<KernelCostModel>> kernels_;
+};
+
+/// The key fields of a CP record (DESIGN.md section 5) for one pass of a config, as a measurement would write
+/// them, so that lcab-check can join measured and predicted records.
+RecordKey cp_record_key(const cp::CpConfig& config, const KernelChoice& kernel, cp::Pass pass);
+/// A predicted "cp" record of one pass (status "ok"; time, tflops, flops, area, memory, breakdown).
+Record cp_record(const CpPrediction& prediction, size_t pass_index, const KernelChoice& kernel,
+                 const HardwareProfile& profile);
+
+}  // namespace lcab::perf

@@ -1,0 +1,55 @@
+// The planner (DESIGN.md section 6): enumerate CP methods x degrees x placements x window counts for a cluster,
+// predict each, mark what does not fit in memory, rank by time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/perf/cp_predictor.h"
+
+namespace lcab::perf {
+
+struct PlanRequest {
+  cp::Workload workload;
+  KernelChoice kernel;
+  std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
+  std::vector<std::string> methods;  ///< empty: every registered method
+  /// loongtrain window counts to try; empty: every power of two W with 1 < W < R dividing R.
+  std::vector<int64_t> windows;
+  /// Device memory a rank may use for attention; 0: the profile's GPU memory.
+  int64_t memory_limit_bytes = 0;
+  /// One config per method instead of every degree, placement and window count: usp and loongtrain with the
+  /// largest Ulysses degree that fits in a node (R >= 2), ulysses_intra, loongtrain with the fewest windows > 1.
+  bool one_config_per_method = false;
+  /// Worker threads (each with its own predictor and caches); 0: the machine's hardware threads.
+  int threads = 0;
+};
+
+struct PlanEntry {
+  CpPrediction prediction;
+  bool fits = true;  ///< peak memory per rank within the limit
+};
+
+struct SkippedConfig {
+  cp::CpConfig config;
+  std::string reason;  ///< the method's message: what is invalid and what would be valid
+};
+
+struct Plan {
+  std::vector<PlanEntry> entries;  ///< those that fit, fastest first, then those that do not, fastest first
+  std::vector<SkippedConfig> skipped;
+  int64_t memory_limit_bytes = 0;
+  double elapsed_s = 0;
+};
+
+/// The configs a plan considers, before normalization (degrees, windows, placement set).
+std::vector<cp::CpConfig> plan_candidates(const PlanRequest& request, const ClusterShape& cluster);
+
+/// Predicts every candidate. Invalid candidates are listed in skipped, not thrown.
+Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, const PlanRequest& request);
+
+/// "ring", "ulysses 8", "usp 8x16 ulysses_intra", "loongtrain 8x16 w4 ring_intra": one line per config.
+std::string describe_config(const cp::CpConfig& config);
+
+}  // namespace lcab::perf
