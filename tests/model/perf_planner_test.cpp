@@ -1,0 +1,126 @@
+#include "model/perf/planner.h"
+
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "model/error.h"
+#include "model/mask_spec.h"
+#include "tests/model/perf_test_profiles.h"
+
+namespace lcab::perf {
+namespace {
+
+PlanRequest request(const std::string& mask, int64_t seqlen, int64_t heads = 8, int64_t kv_heads = 8) {
+  PlanRequest r;
+  r.workload.mask = std::make_shared<Mask>(make_mask(mask, seqlen, kv_heads));
+  r.workload.heads = heads;
+  r.workload.kv_heads = kv_heads;
+  r.kernel.impl = "test_impl";
+  r.threads = 1;
+  return r;
+}
+
+void make_expensive(HardwareProfile& p, std::initializer_list<CollectiveOp> ops) {
+  for (CollectiveParams& c : p.collectives)
+    for (CollectiveOp op : ops)
+      if (c.op == op) c.latency_us.value = 1e7;
+}
+
+TEST(PerfPlanner, EnumeratesEveryMethodDegreePlacementAndWindow) {
+  // 16 GPUs, 8 heads: U x R in {2x8, 4x4, 8x2}; usp: 3 grids x 2 placements; loongtrain windows 1 < W < R.
+  const std::vector<cp::CpConfig> c = plan_candidates(request("causal", 8192), {16, 8});
+  int usp = 0, loongtrain = 0, other = 0;
+  for (const cp::CpConfig& x : c) {
+    if (x.method == "usp") ++usp;
+    else if (x.method == "loongtrain") ++loongtrain;
+    else ++other;
+  }
+  EXPECT_EQ(other, 3);  // ring, allgather, ulysses
+  EXPECT_EQ(usp, 6);
+  EXPECT_EQ(loongtrain, 2 * (2 /* R=8: W=2,4 */ + 1 /* R=4: W=2 */ + 0 /* R=2 */));
+}
+
+TEST(PerfPlanner, PicksRingWhenOnlyPointToPointIsCheap) {
+  HardwareProfile p = testing::simple_profile();
+  make_expensive(p, {CollectiveOp::kAllToAll, CollectiveOp::kAllGather, CollectiveOp::kReduceScatter});
+  const Plan plan = make_plan(p, {8, 8}, request("causal", 8192));
+  ASSERT_FALSE(plan.entries.empty());
+  EXPECT_EQ(plan.entries.front().prediction.config.method, "ring");
+  for (size_t n = 1; n < plan.entries.size(); ++n)
+    EXPECT_LE(plan.entries[n - 1].prediction.time_us(), plan.entries[n].prediction.time_us());
+}
+
+TEST(PerfPlanner, PicksUlyssesWhenOnlyAllToAllIsCheap) {
+  HardwareProfile p = testing::simple_profile();
+  make_expensive(p, {CollectiveOp::kSendRecv, CollectiveOp::kAllGather, CollectiveOp::kReduceScatter});
+  const Plan plan = make_plan(p, {8, 8}, request("causal", 8192));
+  ASSERT_FALSE(plan.entries.empty());
+  EXPECT_EQ(plan.entries.front().prediction.config.method, "ulysses");
+}
+
+TEST(PerfPlanner, ConfigsThatDoNotFitAreRankedLastAndMarked) {
+  PlanRequest r = request("causal", 8192);
+  r.memory_limit_bytes = 1;  // nothing fits
+  const Plan plan = make_plan(testing::simple_profile(), {8, 8}, r);
+  ASSERT_FALSE(plan.entries.empty());
+  for (const PlanEntry& e : plan.entries) EXPECT_FALSE(e.fits);
+  PlanRequest roomy = request("causal", 8192);
+  const Plan fits = make_plan(testing::simple_profile(), {8, 8}, roomy);
+  for (const PlanEntry& e : fits.entries) EXPECT_TRUE(e.fits);
+}
+
+TEST(PerfPlanner, InvalidConfigsAreSkippedWithWhatWouldBeValid) {
+  // 6 heads on 4 GPUs: Ulysses over 4 cannot split the heads.
+  const Plan plan = make_plan(testing::simple_profile(), {4, 8}, request("causal", 8192, 6, 6));
+  bool ulysses_skipped = false;
+  for (const SkippedConfig& s : plan.skipped) {
+    if (s.config.method != "ulysses") continue;
+    ulysses_skipped = true;
+    EXPECT_NE(s.reason.find("valid"), std::string::npos) << s.reason;
+  }
+  EXPECT_TRUE(ulysses_skipped);
+  for (const PlanEntry& e : plan.entries) EXPECT_NE(e.prediction.config.method, "ulysses");
+
+  CpPredictor predictor(testing::simple_profile(), {8, 8});
+  cp::CpConfig bad;
+  bad.method = "usp";
+  bad.gpus = 8;
+  bad.ulysses_degree = 3;
+  bad.workload = request("causal", 8192).workload;
+  try {
+    predictor.predict(bad, {"test_impl", "bf16"}, {cp::Pass::kForward});
+    FAIL() << "usp 3 x ? on 8 GPUs must be rejected";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("valid"), std::string::npos) << e.what();
+  }
+  bad.method = "nonesuch";
+  EXPECT_THROW(predictor.predict(bad, {"test_impl", "bf16"}, {cp::Pass::kForward}), Error);
+  EXPECT_THROW(make_plan(testing::simple_profile(), {12, 8}, request("causal", 8192)), Error);
+}
+
+TEST(PerfPlanner, RecordsCarryTheKeyAMeasurementWouldUse) {
+  CpPredictor predictor(testing::simple_profile(), {8, 8});
+  cp::CpConfig c;
+  c.method = "usp";
+  c.gpus = 8;
+  c.ulysses_degree = 2;
+  c.workload = request("causal", 8192).workload;
+  const CpPrediction p = predictor.predict(c, {"test_impl", "bf16"}, {cp::Pass::kForward, cp::Pass::kBackward});
+  ASSERT_EQ(p.passes.size(), 2u);
+  const Record r = cp_record(p, 1, {"test_impl", "bf16"}, predictor.profile());
+  EXPECT_EQ(r.source, "predicted");
+  EXPECT_EQ(r.kind, "cp");
+  EXPECT_EQ(r.key.method, "usp");
+  EXPECT_EQ(r.key.pass, "bwd");
+  EXPECT_EQ(r.key.mask, "causal");
+  EXPECT_EQ(r.key.degrees.at("ulysses"), 2);
+  EXPECT_EQ(r.key.degrees.at("ring"), 4);
+  EXPECT_EQ(r.key.placement, "ulysses_intra");
+  EXPECT_EQ(*r.key.gpus, 8);
+  EXPECT_DOUBLE_EQ(r.time_ms->median, p.passes[1].simulation.time_us * 1e-3);
+  EXPECT_EQ(r.breakdown->per_rank_ms.size(), 8u);
+}
+
+}  // namespace
+}  // namespace lcab::perf
