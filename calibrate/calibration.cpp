@@ -1,0 +1,336 @@
+#include "calibrate/calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "calibrate/measurements.h"
+#include "model/cli_values.h"
+#include "model/error.h"
+#include "model/version.h"
+#include "reports/table.h"
+
+namespace lcab::calibrate {
+
+namespace {
+
+/// Records of one fit group, in input order.
+struct GroupRecords {
+  std::string group;
+  std::vector<Record> records;
+};
+
+std::vector<GroupRecords> group_by(const std::vector<Record>& records,
+                                   const std::function<std::string(const Record&)>& group_of) {
+  std::vector<GroupRecords> groups;
+  std::map<std::string, size_t> index;
+  for (const Record& record : records) {
+    const std::string group = group_of(record);
+    if (group.empty()) continue;
+    auto [it, inserted] = index.try_emplace(group, groups.size());
+    if (inserted) groups.push_back({group, {}});
+    groups[it->second].records.push_back(record);
+  }
+  return groups;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string devices_of(const std::vector<Record>& records) {
+  std::set<std::string> names;
+  for (const Record& record : records)
+    if (record.device && !record.device->name.empty()) names.insert(record.device->name);
+  std::vector<std::string> list(names.begin(), names.end());
+  return list.empty() ? std::string("unknown devices") : join(list);
+}
+
+/// The Sourced text of a fitted parameter.
+std::string fitted_source(const GroupFit& fit, const std::vector<Record>& records) {
+  std::ostringstream out;
+  out << "lcab-calibrate " << utc_now().substr(0, 10) << ": fitted to " << fit.records << " measured records on "
+      << devices_of(records) << " (in-sample MAPE " << format_fixed(fit.stats.mape_pct, 2) << "%, p90 "
+      << format_fixed(fit.stats.p90_pct, 2) << "%";
+  if (fit.outliers > 0) out << ", " << fit.outliers << " outliers ignored";
+  out << ")";
+  return out.str();
+}
+
+/// Runs one model fit and turns it into a GroupFit (or a failure); on success the profile holds the new values.
+bool run_group_fit(const std::string& group, std::vector<ProfileParameter> parameters,
+                   const std::vector<Record>& records, const CalibrationOptions& options,
+                   const RecordPredictor& predictor, CalibrationResult& result, GroupFit& fit) {
+  ModelFitProblem problem;
+  problem.group = group;
+  problem.parameters = std::move(parameters);
+  for (const Record& record : records) problem.measured_ms.push_back(measured_time_ms(record));
+  problem.predict = [&](const perf::HardwareProfile& profile, size_t n) {
+    return predictor.predict_ms(profile, records[n]);
+  };
+  try {
+    const ModelFitResult model_fit = fit_model_parameters(problem, result.profile, options.fit);
+    fit.group = group;
+    for (const ProfileParameter& p : problem.parameters) fit.parameter_names.push_back(p.name);
+    fit.parameter_values = model_fit.values;
+    fit.records = static_cast<int64_t>(records.size());
+    fit.outliers = static_cast<int64_t>(model_fit.outlier_rows.size());
+    fit.stats = model_fit.stats;
+    fit.inlier_stats = model_fit.inlier_stats;
+    return true;
+  } catch (const Error& e) {
+    result.failures.push_back({group, e.what()});
+    return false;
+  }
+}
+
+/// A parameter stored as a Sourced value; `field` maps a (const or mutable) profile to it.
+template <typename Field>
+ProfileParameter sourced_parameter(std::string name, std::string hint, double scale, Field field) {
+  ProfileParameter p;
+  p.name = std::move(name);
+  p.hint = std::move(hint);
+  p.scale = scale > 0 ? scale : 1.0;
+  p.get = [field](const perf::HardwareProfile& profile) { return field(profile).value; };
+  p.set = [field](perf::HardwareProfile& profile, double value) { field(profile).value = value; };
+  return p;
+}
+
+std::string kernel_group(const std::string& impl, const RecordKey& key) {
+  return "kernel " + impl + " " + key.pass + " hd" + std::to_string(key.head_dim.value_or(0)) + " " + key.dtype;
+}
+
+/// The implementation a CP record runs (key.impl; lcab_flash when not recorded).
+std::string cp_impl(const RecordKey& key) { return key.impl.empty() ? "lcab_flash" : key.impl; }
+
+size_t kernel_index(const perf::HardwareProfile& profile, const Record& record) {
+  const perf::KernelParams& params =
+      profile.kernel(record.key.impl, record.key.pass, record.key.head_dim.value_or(0), record.key.dtype);
+  return static_cast<size_t>(&params - profile.kernels.data());
+}
+
+void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& options, const RecordPredictor& predictor,
+                      CalibrationResult& result) {
+  size_t index = 0;
+  try {
+    index = kernel_index(result.profile, group.records.front());
+  } catch (const Error& e) {
+    result.failures.push_back({group.group, e.what()});
+    return;
+  }
+  using Member = perf::Sourced perf::KernelParams::*;
+  struct Field {
+    const char* name;
+    Member member;
+    const char* hint;
+  };
+  const Field fields[] = {
+      {"full_tile_us", &perf::KernelParams::full_tile_us, "records whose masks have unmasked tiles"},
+      {"partial_tile_us", &perf::KernelParams::partial_tile_us,
+       "masks whose tiles are cut by the mask boundary: causal, sliding_window, documents"},
+      {"row_us", &perf::KernelParams::row_us, "several sequence lengths or masks with different row lengths"},
+      {"launch_us", &perf::KernelParams::launch_us, "short calls: small sequence lengths"},
+  };
+  std::vector<ProfileParameter> parameters;
+  const perf::KernelParams& start = result.profile.kernels[index];
+  for (const Field& f : fields)
+    parameters.push_back(sourced_parameter(f.name, f.hint, (start.*f.member).value,
+                                           [index, member = f.member](auto& p) -> auto& {
+                                             return p.kernels[index].*member;
+                                           }));
+  GroupFit fit;
+  if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
+  perf::KernelParams& params = result.profile.kernels[index];
+  if (params.full_tile_us.value <= 0) {
+    result.failures.push_back({group.group, group.group + ": the fit gave full_tile_us = 0; the records do not "
+                                                          "determine the cost of an unmasked tile"});
+    return;
+  }
+  const std::string source = fitted_source(fit, group.records);
+  for (const Field& f : fields) (params.*f.member).source = source;
+  params.fit = to_json(fit);
+  result.fits.push_back(fit);
+}
+
+/// Collective parameters: latency_us and the inverse bandwidth (us per byte, so that it is linear and >= 0).
+void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options, const RecordPredictor& predictor,
+                    CalibrationResult& result) {
+  const Record& first = group.records.front();
+  perf::CollectiveOp op{};
+  perf::LinkClass link{};
+  size_t index = 0;
+  try {
+    op = perf::parse_collective_op(first.key.op);
+    link = comm_link(first, result.profile);
+    index = static_cast<size_t>(&result.profile.collective(op, link) - result.profile.collectives.data());
+  } catch (const Error& e) {
+    result.failures.push_back({group.group, e.what()});
+    return;
+  }
+  const perf::CollectiveParams& start = result.profile.collectives[index];
+  std::vector<ProfileParameter> parameters;
+  parameters.push_back(sourced_parameter("latency_us", "small messages (from 1 MiB up)", start.latency_us.value,
+                                         [index](auto& p) -> auto& { return p.collectives[index].latency_us; }));
+  ProfileParameter inverse_bandwidth;
+  inverse_bandwidth.name = "us_per_byte";
+  inverse_bandwidth.hint = "large messages";
+  inverse_bandwidth.scale = 1e6 / start.bytes_per_s.value;
+  inverse_bandwidth.get = [index](const perf::HardwareProfile& p) {
+    return 1e6 / p.collectives[index].bytes_per_s.value;
+  };
+  inverse_bandwidth.set = [index](perf::HardwareProfile& p, double us_per_byte) {
+    // Zero inverse bandwidth would be infinite bandwidth: keep the model finite while the fit explores.
+    p.collectives[index].bytes_per_s.value = 1e6 / std::max(us_per_byte, 1e-30);
+  };
+  parameters.push_back(inverse_bandwidth);
+  GroupFit fit;
+  if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
+  perf::CollectiveParams& params = result.profile.collectives[index];
+  if (fit.parameter_values[1] <= 0) {
+    params = start;
+    result.failures.push_back({group.group, group.group + ": the fit gave no bandwidth term; measure larger "
+                                                          "messages"});
+    return;
+  }
+  fit.parameter_names[1] = "bytes_per_s";
+  fit.parameter_values[1] = params.bytes_per_s.value;
+  const std::string source = fitted_source(fit, group.records);
+  params.latency_us.source = source;
+  params.bytes_per_s.source = source;
+  params.fit = to_json(fit);
+  result.fits.push_back(fit);
+}
+
+void fit_overlap(const std::vector<Record>& cp_records, const CalibrationOptions& options,
+                 const RecordPredictor& predictor, CalibrationResult& result) {
+  const std::string group = "overlap";
+  std::vector<Record> usable;
+  std::string first_excluded;
+  for (const Record& record : cp_records) {
+    const std::string needed = kernel_group(cp_impl(record.key), record.key);
+    if (result.fitted(needed)) usable.push_back(record);
+    else if (first_excluded.empty()) first_excluded = needed;
+  }
+  if (usable.empty()) {
+    result.failures.push_back({group, "no CP record whose kernel group was calibrated (e.g. " + first_excluded +
+                                          "); measure that kernel too"});
+    return;
+  }
+  ProfileParameter excess;
+  excess.name = "overlap_slowdown_minus_1";
+  excess.hint = "CP records whose communication overlaps compute (ring, allgather)";
+  excess.scale = 0.1;
+  excess.get = [](const perf::HardwareProfile& p) { return p.overlap_slowdown.value - 1.0; };
+  excess.set = [](perf::HardwareProfile& p, double value) { p.overlap_slowdown.value = 1.0 + value; };
+  GroupFit fit;
+  if (!run_group_fit(group, {excess}, usable, options, predictor, result, fit)) return;
+  fit.parameter_names[0] = "overlap_slowdown";
+  fit.parameter_values[0] = result.profile.overlap_slowdown.value;
+  result.profile.overlap_slowdown.source = fitted_source(fit, usable);
+  result.fits.push_back(fit);
+}
+
+}  // namespace
+
+bool CalibrationResult::fitted(const std::string& group) const {
+  return std::any_of(fits.begin(), fits.end(), [&](const GroupFit& f) { return f.group == group; });
+}
+
+std::string CalibrationResult::failure(const std::string& group) const {
+  for (const GroupFailure& f : failures)
+    if (f.group == group) return f.reason;
+  return "";
+}
+
+std::string fit_group(const Record& record, const perf::HardwareProfile& profile) {
+  const RecordKey& key = record.key;
+  if (record.kind == "kernel") return kernel_group(key.impl, key);
+  if (record.kind == "comm") {
+    std::string link = "unknown_link";
+    try {
+      link = std::string(perf::to_string(comm_link(record, profile)));
+    } catch (const Error&) {
+      // An invalid layout: the group name still identifies the record; its fit reports the error.
+    }
+    return "comm " + key.op + " " + link;
+  }
+  if (record.kind == "cp") return "overlap";
+  return "";
+}
+
+nlohmann::json to_json(const GroupFit& fit) {
+  nlohmann::json parameters = nlohmann::json::object();
+  for (size_t n = 0; n < fit.parameter_names.size(); ++n) parameters[fit.parameter_names[n]] = fit.parameter_values[n];
+  return {{"records", fit.records},
+          {"outliers", fit.outliers},
+          {"parameters", parameters},
+          {"residuals", to_json(fit.stats)},
+          {"inlier_residuals", to_json(fit.inlier_stats)}};
+}
+
+CalibrationResult calibrate(const std::vector<Record>& records, const perf::HardwareProfile& base,
+                            const CalibrationOptions& options, const RecordPredictor& predictor) {
+  CalibrationResult result;
+  result.profile = base;
+  result.profile.name = options.profile_name.empty() ? base.name + ".calibrated" : options.profile_name;
+
+  const std::vector<Record> kernels = usable_measurements(records, "kernel");
+  for (const GroupRecords& group : group_by(kernels, [&](const Record& r) { return fit_group(r, base); }))
+    fit_kernel_group(group, options, predictor, result);
+
+  std::vector<Record> comms;
+  for (const Record& record : usable_measurements(records, "comm"))
+    if (record.key.bytes.value_or(0) >= options.comm_min_bytes) comms.push_back(record);
+  // Intra-node first: an inter-node all-to-all also pays the intra-node part.
+  std::vector<GroupRecords> comm_groups = group_by(comms, [&](const Record& r) { return fit_group(r, base); });
+  std::stable_partition(comm_groups.begin(), comm_groups.end(),
+                        [](const GroupRecords& g) { return g.group.ends_with("intra_node"); });
+  for (const GroupRecords& group : comm_groups) fit_comm_group(group, options, predictor, result);
+
+  const std::vector<Record> cps = usable_measurements(records, "cp");
+  if (!cps.empty()) fit_overlap(cps, options, predictor, result);
+
+  // Provenance: what went in, where it was measured, when, and how well each group fits.
+  std::vector<Record> used;
+  used.insert(used.end(), kernels.begin(), kernels.end());
+  used.insert(used.end(), comms.begin(), comms.end());
+  used.insert(used.end(), cps.begin(), cps.end());
+  perf::Provenance& provenance = result.profile.provenance;
+  provenance.kind = "calibrated";
+  provenance.inputs = options.input_files;
+  std::set<std::string> devices;
+  std::string first_time, last_time;
+  for (const Record& record : used) {
+    if (record.device && !record.device->name.empty()) devices.insert(record.device->name);
+    if (record.meta.contains("time") && record.meta["time"].is_string()) {
+      const std::string time = record.meta["time"].get<std::string>();
+      if (first_time.empty() || time < first_time) first_time = time;
+      if (last_time.empty() || time > last_time) last_time = time;
+    }
+  }
+  provenance.devices.assign(devices.begin(), devices.end());
+  provenance.date = utc_now();
+  provenance.git_sha = kLcabGitSha;
+  std::ostringstream description;
+  description << "lcab-calibrate: " << result.fits.size() << " groups fitted to " << used.size()
+              << " measured records (kernel " << kernels.size() << ", comm >= " << options.comm_min_bytes
+              << " B " << comms.size() << ", cp " << cps.size() << ")";
+  if (!first_time.empty()) description << " measured " << first_time << " to " << last_time;
+  description << "; base profile '" << base.name << "' (" << base.provenance.kind
+              << ") for everything not fitted";
+  if (!result.failures.empty()) description << "; " << result.failures.size() << " groups not fitted";
+  provenance.description = description.str();
+  provenance.residuals = nlohmann::json::object();
+  for (const GroupFit& fit : result.fits) provenance.residuals[fit.group] = to_json(fit);
+  return result;
+}
+
+}  // namespace lcab::calibrate

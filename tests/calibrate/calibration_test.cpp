@@ -1,0 +1,179 @@
+#include "calibrate/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include "calibrate/cross_validation.h"
+#include "model/error.h"
+#include "tests/calibrate/synthetic_records.h"
+
+namespace lcab::calibrate {
+namespace {
+
+using testing::SyntheticOptions;
+
+const std::vector<std::string> kMasks = {"full", "causal", "sliding_window_causal:window=1024",
+                                         "causal_document:seed=3"};
+const std::vector<int64_t> kSeqlens = {1024, 2048, 4096, 8192, 16384};
+
+/// The datasheet profile is the starting point: the fit must move from it to the truth.
+perf::HardwareProfile base_profile() { return perf::builtin_profile("h100_sxm"); }
+
+CalibrationOptions options_with_input() {
+  CalibrationOptions options;
+  options.input_files = {"synthetic.jsonl"};
+  return options;
+}
+
+void expect_kernel_close(const perf::HardwareProfile& fitted, const perf::HardwareProfile& truth, const char* pass,
+                         double tolerance) {
+  const perf::KernelParams& f = fitted.kernel("lcab_flash", pass, 128, "bf16");
+  const perf::KernelParams& t = truth.kernel("lcab_flash", pass, 128, "bf16");
+  EXPECT_NEAR(f.full_tile_us.value, t.full_tile_us.value, t.full_tile_us.value * tolerance) << pass;
+  EXPECT_NEAR(f.partial_tile_us.value, t.partial_tile_us.value, t.partial_tile_us.value * tolerance) << pass;
+  EXPECT_NEAR(f.row_us.value, t.row_us.value, t.row_us.value * tolerance) << pass;
+  EXPECT_NEAR(f.launch_us.value, t.launch_us.value, t.launch_us.value * tolerance * 10) << pass;
+}
+
+TEST(Calibration, RecoversKernelParametersFromCleanRecords) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  const std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd", "bwd"}, SyntheticOptions{});
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  ASSERT_EQ(result.fits.size(), 2u);
+  expect_kernel_close(result.profile, truth, "fwd", 1e-3);
+  expect_kernel_close(result.profile, truth, "bwd", 1e-3);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.1);
+
+  // Provenance and per-entry statistics are filled; unfitted entries keep the base values.
+  const perf::Provenance& provenance = result.profile.provenance;
+  EXPECT_EQ(provenance.kind, "calibrated");
+  EXPECT_EQ(provenance.inputs, std::vector<std::string>{"synthetic.jsonl"});
+  ASSERT_EQ(provenance.devices.size(), 1u);
+  EXPECT_NE(provenance.devices[0].find("SYNTHETIC"), std::string::npos);
+  EXPECT_FALSE(provenance.date.empty());
+  EXPECT_TRUE(provenance.residuals.contains("kernel lcab_flash fwd hd128 bf16"));
+  const perf::KernelParams& fwd = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  EXPECT_NE(fwd.full_tile_us.source.find("lcab-calibrate"), std::string::npos);
+  EXPECT_EQ(fwd.fit["records"], 20);
+  const perf::KernelParams& hd64 = result.profile.kernel("lcab_flash", "fwd", 64, "bf16");
+  EXPECT_EQ(hd64.full_tile_us.value, base_profile().kernel("lcab_flash", "fwd", 64, "bf16").full_tile_us.value);
+  // The result is a valid profile that survives a JSON round trip.
+  EXPECT_NO_THROW(perf::validate_profile(result.profile));
+  const perf::HardwareProfile reread = perf::profile_from_json(perf::to_json(result.profile));
+  EXPECT_EQ(reread.kernel("lcab_flash", "bwd", 128, "bf16").row_us.value,
+            result.profile.kernel("lcab_flash", "bwd", 128, "bf16").row_us.value);
+}
+
+TEST(Calibration, RobustToNoiseAndOutliers) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  SyntheticOptions noisy;
+  noisy.noise_fraction = 0.01;
+  noisy.outliers = {3, 11, 17};
+  noisy.outlier_factor = 2.0;
+  const std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, noisy);
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::KernelParams& f = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  EXPECT_NEAR(f.full_tile_us.value, 1.1, 1.1 * 0.03);
+  EXPECT_NEAR(f.partial_tile_us.value, 2.0, 2.0 * 0.1);
+  EXPECT_EQ(result.fits[0].outliers, 3);
+  EXPECT_LT(result.fits[0].inlier_stats.mape_pct, 2.0);
+}
+
+TEST(Calibration, RecoversCollectiveLatencyAndBandwidth) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  std::vector<Record> records = testing::synthetic_comm_records(truth, "all_gather", 256 << 10, 1 << 30, {});
+  const std::vector<Record> ring = testing::synthetic_comm_records(truth, "send_recv", 1 << 20, 1 << 30, {});
+  records.insert(records.end(), ring.begin(), ring.end());
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::CollectiveParams& ag = result.profile.collective(perf::CollectiveOp::kAllGather, perf::LinkClass::kIntraNode);
+  EXPECT_NEAR(ag.latency_us.value, 20.0, 0.02);
+  EXPECT_NEAR(ag.bytes_per_s.value, 280e9, 280e9 * 1e-4);
+  const perf::CollectiveParams& sr = result.profile.collective(perf::CollectiveOp::kSendRecv, perf::LinkClass::kIntraNode);
+  EXPECT_NEAR(sr.latency_us.value, 25.0, 0.02);
+  EXPECT_NEAR(sr.bytes_per_s.value, 300e9, 300e9 * 1e-4);
+  EXPECT_TRUE(result.fitted("comm all_gather intra_node"));
+  // Messages under 1 MiB are not fitted: 256 KiB is left out, 6 of the 7 all_gather sizes remain.
+  EXPECT_EQ(result.profile.provenance.residuals["comm all_gather intra_node"]["records"], 6);
+}
+
+TEST(Calibration, RecoversTheOverlapSlowdown) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  const std::vector<Record> ring = testing::synthetic_comm_records(truth, "send_recv", 1 << 20, 1 << 30, {});
+  const std::vector<Record> cp =
+      testing::synthetic_cp_records(truth, "ring", {"causal", "full"}, {16384, 32768}, {"fwd"}, {});
+  records.insert(records.end(), ring.begin(), ring.end());
+  records.insert(records.end(), cp.begin(), cp.end());
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().group << ": " << result.failures.front().reason;
+  ASSERT_TRUE(result.fitted("overlap"));
+  EXPECT_NEAR(result.profile.overlap_slowdown.value, 1.25, 0.01);
+}
+
+TEST(Calibration, MissingDataIsAFailureNamingTheParameter) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  // Only full masks: no partial tiles anywhere, so partial_tile_us is undetermined.
+  const std::vector<Record> records = testing::synthetic_kernel_records(truth, {"full"}, kSeqlens, {"fwd"}, {});
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_EQ(result.failures.size(), 1u);
+  EXPECT_EQ(result.failures[0].group, "kernel lcab_flash fwd hd128 bf16");
+  EXPECT_NE(result.failures[0].reason.find("partial_tile_us"), std::string::npos) << result.failures[0].reason;
+  EXPECT_FALSE(result.fitted("kernel lcab_flash fwd hd128 bf16"));
+  // The entry keeps the base values, never NaN or negative.
+  EXPECT_EQ(result.profile.kernel("lcab_flash", "fwd", 128, "bf16").partial_tile_us.value,
+            base_profile().kernel("lcab_flash", "fwd", 128, "bf16").partial_tile_us.value);
+}
+
+TEST(Calibration, UnknownImplementationIsAFailure) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, {});
+  for (Record& r : records) r.key.impl = "mystery_kernel";
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_EQ(result.failures.size(), 1u);
+  EXPECT_NE(result.failures[0].reason.find("mystery_kernel"), std::string::npos) << result.failures[0].reason;
+}
+
+TEST(CrossValidation, HeldOutPointsArePredictedFromFitsThatDidNotSeeThem) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  SyntheticOptions noisy;
+  noisy.noise_fraction = 0.005;
+  const std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, noisy);
+  const RecordPredictor predictor;
+  for (const char* holdout : {"kfold:4", "seqlen"}) {
+    const std::vector<AccuracyPoint> points =
+        cross_validate(records, parse_holdout(holdout), base_profile(), options_with_input(), predictor);
+    ASSERT_EQ(points.size(), records.size()) << holdout;
+    const std::vector<GroupAccuracy> summary = summarize_accuracy(points);
+    ASSERT_EQ(summary.size(), 1u);
+    EXPECT_EQ(summary[0].group, "kernel lcab_flash fwd");
+    EXPECT_EQ(summary[0].predicted, static_cast<int64_t>(records.size())) << holdout << ": " << summary[0].first_failure;
+    EXPECT_LT(summary[0].stats.mape_pct, 2.0) << holdout;
+  }
+}
+
+TEST(CrossValidation, AFoldThatRemovesAParametersDataReportsItInsteadOfGuessing) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  // Partial tiles come only from causal here: holding out causal leaves partial_tile_us without data; holding
+  // out full leaves causal alone, where every q-tile row has exactly one partial (diagonal) tile, so row_us and
+  // partial_tile_us cannot be told apart. Neither fold may produce predictions.
+  const std::vector<Record> records = testing::synthetic_kernel_records(truth, {"full", "causal"}, kSeqlens, {"fwd"}, {});
+  const std::vector<AccuracyPoint> points =
+      cross_validate(records, parse_holdout("mask"), base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_EQ(points.size(), records.size());
+  for (const AccuracyPoint& p : points) {
+    EXPECT_FALSE(p.predicted_ms.has_value());
+    if (p.measured.key.mask == "causal") {
+      EXPECT_NE(p.failure.find("too little data for parameter 'partial_tile_us'"), std::string::npos) << p.failure;
+    } else {
+      EXPECT_NE(p.failure.find("cannot tell these parameters apart"), std::string::npos) << p.failure;
+      EXPECT_NE(p.failure.find("row_us"), std::string::npos) << p.failure;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lcab::calibrate
