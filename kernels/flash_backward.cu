@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
         const float delta = delta_s[col];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const float pv = exp2f(fmaf(st[n][2 * r + e], scale_log2, -lse_log2));
+          const float pv = fast_exp2(fmaf(st[n][2 * r + e], scale_log2, -lse_log2));
           st[n][2 * r + e] = pv;
           dpt[n][2 * r + e] = pv * (dpt[n][2 * r + e] - delta);
         }

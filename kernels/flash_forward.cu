@@ -115,7 +115,19 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
     cp_async_commit();
   }
   int stage = 0;
-  const uint32_t q_smem = smem_address(q_tile);
+  // Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 == lane % 8, so the swizzled byte offset
+  // of 16-byte chunk 2 * step + c (c = 0 or 1) is lane_base ^ (32 * step): one XOR per use, no per-step table.
+  const int swz = lane & 7;
+  uint32_t q_lane[C::kMTiles];
+#pragma unroll
+  for (int mi = 0; mi < C::kMTiles; ++mi) {
+    const int row = warp * 16 * C::kMTiles + mi * 16 + (lane % 16);
+    q_lane[mi] = smem_address(q_tile) + 2 * (row * kHeadDim + (((lane / 16) ^ swz) << 3));
+  }
+  const uint32_t k_lane0 =
+      smem_address(k_tiles) + 2 * (((lane % 8) + 8 * (lane / 16)) * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
+  const uint32_t v_lane0 =
+      smem_address(v_tiles) + 2 * (((lane % 8) + 8 * ((lane / 8) % 2)) * kHeadDim + (((lane / 16) ^ swz) << 3));
   while (cursor.valid()) {
     const RunCursor next = cursor.next(runs);
     if (next.valid()) {
@@ -129,10 +141,8 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
     cp_async_wait<1>();
     __syncthreads();
 
-    const T* k_tile = k_tiles + stage * C::kTileElems;
-    const T* v_tile = v_tiles + stage * C::kTileElems;
-    const uint32_t k_smem = smem_address(k_tile);
-    const uint32_t v_smem = smem_address(v_tile);
+    const uint32_t k_lane = k_lane0 + stage * C::kTileElems * 2;
+    const uint32_t v_lane = v_lane0 + stage * C::kTileElems * 2;
 
     // S = Q K^T for this warp's rows.
     float s_acc[C::kMTiles][C::kSTiles][4];
@@ -144,15 +154,11 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
     for (int ks = 0; ks < C::kQkSteps; ++ks) {
       uint32_t a[C::kMTiles][4];
 #pragma unroll
-      for (int mi = 0; mi < C::kMTiles; ++mi) {
-        const int row = warp * 16 * C::kMTiles + mi * 16 + (lane % 16);
-        ldmatrix_x4(a[mi], q_smem + 2 * swizzled<kHeadDim>(row, ks * 16 + 8 * (lane / 16)));
-      }
+      for (int mi = 0; mi < C::kMTiles; ++mi) ldmatrix_x4(a[mi], q_lane[mi] ^ (32 * ks));
 #pragma unroll
       for (int n2 = 0; n2 < C::kSTiles / 2; ++n2) {
         uint32_t b[4];
-        const int row = n2 * 16 + (lane % 8) + 8 * (lane / 16);
-        ldmatrix_x4(b, k_smem + 2 * swizzled<kHeadDim>(row, ks * 16 + 8 * ((lane / 8) % 2)));
+        ldmatrix_x4(b, (k_lane + n2 * 16 * kHeadDim * 2) ^ (32 * ks));
 #pragma unroll
         for (int mi = 0; mi < C::kMTiles; ++mi) {
           mma_16816<T>(s_acc[mi][2 * n2], a[mi], b[0], b[1]);
@@ -196,14 +202,14 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
         const float new_max = fmaxf(row_max[mi][half], tile_max);
         const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
-        const float correction = exp2f(row_max[mi][half] * scale_log2 - max_scaled);
+        const float correction = fast_exp2(row_max[mi][half] * scale_log2 - max_scaled);
         row_max[mi][half] = new_max;
         float tile_sum = 0.f;
 #pragma unroll
         for (int n = 0; n < C::kSTiles; ++n) {
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
-            const float pv = exp2f(fmaf(s_acc[mi][n][2 * half + e], scale_log2, -max_scaled));
+            const float pv = fast_exp2(fmaf(s_acc[mi][n][2 * half + e], scale_log2, -max_scaled));
             s_acc[mi][n][2 * half + e] = pv;
             tile_sum += pv;
           }
@@ -230,8 +236,7 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
 #pragma unroll
       for (int n2 = 0; n2 < C::kOTiles / 2; ++n2) {
         uint32_t b[4];
-        const int row = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
-        ldmatrix_x4_trans(b, v_smem + 2 * swizzled<kHeadDim>(row, n2 * 16 + 8 * (lane / 16)));
+        ldmatrix_x4_trans(b, (v_lane + kk * 16 * kHeadDim * 2) ^ (32 * n2));
 #pragma unroll
         for (int mi = 0; mi < C::kMTiles; ++mi) {
           mma_16816<T>(o_acc[mi][2 * n2], a[mi], b[0], b[1]);

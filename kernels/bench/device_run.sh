@@ -25,3 +25,12 @@ if [[ $steps == *flex* ]]; then
   PYTHONUNBUFFERED=1 timeout 120 python3 kernels/bench/torch_peers.py --docs "$out/docs.jsonl" \
     --seqlen "${FLEX_SEQLENS:-32768}" --mask "$masks" --impl flex --out "$out/peers.jsonl" 2>&1 | tee "$out/flex.log"
 fi
+if [[ $steps == *ncu* ]]; then
+  # Hardware counters of one forward and one backward (dK/dV) launch of lcab_flash, full mask, 4K.
+  timeout 150 ncu --kernel-name regex:"flash_(forward|dkdv)_kernel" --launch-count 2 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    "$build/apps/lcab-kernel-bench" --impl lcab_flash --mask full --seqlen 4096 --pass fwd,bwd \
+    --warmup 0 --iters 1 > "$out/ncu.txt" 2>&1
+  grep -E "flash_|Throughput|Duration|Registers|Achieved Occupancy|Theoretical Occupancy|Stall|Issue Slot|Warp Cycles|Bank|Pipe|L1/TEX Hit|Executed Ipc" "$out/ncu.txt" | head -90
+fi

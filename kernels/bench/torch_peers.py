@@ -115,6 +115,11 @@ def main():
     meta = {"argv": sys.argv, "time": datetime.datetime.now(datetime.timezone.utc).isoformat(),
             "torch": torch.__version__, "cuda": torch.version.cuda}
     out = sys.stdout if args.out == "-" else open(args.out, "a")
+    # Every mask_mod and grad mode is a new graph: lift Dynamo's recompile limit (8) so that FlexAttention
+    # never falls back to its unfused (S x S materializing) path in the middle of a sweep.
+    for knob in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "accumulated_cache_size_limit"):
+        if hasattr(torch._dynamo.config, knob):
+            setattr(torch._dynamo.config, knob, 4096)
     flex = torch.compile(flex_attention, dynamic=False)
     H, HK, D = args.heads, args.kv_heads, args.head_dim
     print("| impl | pass | mask | seqlen | time_ms | TFLOP/s | status |\n|---|---|---|---|---|---|---|", file=sys.stderr)
