@@ -30,6 +30,10 @@
 // Inputs a backward pass reads in head-split layout (Ulysses: q, k, v, out, lse) are those the forward pass
 // left there; a backward schedule only moves dout in and the gradients out.
 //
+// Element types on the wire: q, k, v, out, dout, dq and Ulysses' dkv all-to-all move dtype elements (an fp32
+// accumulator such as out_heads or dq_heads is converted before it is sent); dK, dV partials that travel around
+// a ring or are reduce-scattered move Workload::grad_accum_bytes elements. CommOp::chunk_bytes is what moves.
+//
 // Tokens and padding: buffers hold tokens in the order given by a TokenMap (global token ranges and pad runs).
 // Pads take memory and bytes on the wire but are never in a slice, so never counted as work or FLOPs.
 #pragma once
