@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <numeric>
 #include <string>
 
@@ -123,59 +122,114 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
   return c;
 }
 
-// One play of the schedule with given op durations.
-class Player {
- public:
-  Player(const cp::Schedule& s, const std::vector<std::vector<double>>& durations)
-      : s_(s), dur_(durations), ranks_(s.gpus()) {
-    timing_.resize(ranks_);
-    stream_ops_.resize(ranks_);
-    cursor_.assign(ranks_, std::array<size_t, cp::kNumStreams>{});
-    issued_.resize(ranks_);
-    last_arrival_.resize(ranks_);
-    for (int r = 0; r < ranks_; ++r) {
-      const cp::RankSchedule& rs = s.ranks[r];
-      timing_[r].assign(rs.ops.size(), {kUnknown, kUnknown, kUnknown});
-      issued_[r].assign(rs.ops.size(), false);
-      last_arrival_[r].assign(rs.ops.size(), {-1, -1});
-      for (size_t k = 0; k < rs.ops.size(); ++k) stream_ops_[r][static_cast<int>(rs.ops[k].stream)].push_back(static_cast<int>(k));
-    }
-    pending_.resize(s.groups.size());
-  }
+// The dependency graph of a schedule, flattened over ranks (op k of rank r is node offset[r] + k): each node's
+// predecessors are the previous op of its stream and its deps; successors are stored as CSR for release.
+struct OpGraph {
+  std::vector<int64_t> offset;        // [rank] -> first node
+  std::vector<int32_t> rank_of;       // [node]
+  std::vector<int32_t> predecessors;  // [node] count
+  std::vector<int64_t> succ_begin;    // [node + 1]
+  std::vector<int64_t> succ;          // node ids
+  std::vector<int64_t> partner;       // send/recv: the peer's node; else -1
+  int64_t nodes() const { return static_cast<int64_t>(rank_of.size()); }
+};
 
-  std::vector<std::vector<OpTiming>> play() {
-    std::deque<int> queue;
-    std::vector<bool> queued(ranks_, true);
-    for (int r = 0; r < ranks_; ++r) queue.push_back(r);
-    while (!queue.empty()) {
-      const int r = queue.front();
-      queue.pop_front();
-      queued[r] = false;
-      touched_.clear();
-      scan(r);
-      for (int other : touched_) {
-        if (!queued[other]) {
-          queued[other] = true;
-          queue.push_back(other);
-        }
+OpGraph build_graph(const cp::Schedule& s) {
+  OpGraph g;
+  const int ranks = s.gpus();
+  g.offset.resize(ranks + 1, 0);
+  for (int r = 0; r < ranks; ++r) g.offset[r + 1] = g.offset[r] + static_cast<int64_t>(s.ranks[r].ops.size());
+  const int64_t n = g.offset[ranks];
+  g.rank_of.resize(n);
+  g.predecessors.assign(n, 0);
+  g.partner.assign(n, -1);
+  std::vector<int64_t> succ_count(n, 0);
+  std::vector<std::pair<int64_t, int64_t>> edges;  // (from, to)
+  edges.reserve(static_cast<size_t>(n) * 2);
+  for (int r = 0; r < ranks; ++r) {
+    const cp::RankSchedule& rs = s.ranks[r];
+    std::array<int64_t, cp::kNumStreams> last;
+    last.fill(-1);
+    for (size_t k = 0; k < rs.ops.size(); ++k) {
+      const int64_t node = g.offset[r] + static_cast<int64_t>(k);
+      g.rank_of[node] = r;
+      const cp::Op& op = rs.ops[k];
+      int64_t& prev = last[static_cast<int>(op.stream)];
+      if (prev >= 0) edges.push_back({prev, node});
+      prev = node;
+      for (int32_t dep : rs.deps(static_cast<int>(k))) {
+        LCAB_CHECK(dep >= 0 && dep < static_cast<int32_t>(k),
+                   "rank " << r << " op " << k << ": dependency " << dep << " must name an earlier op");
+        edges.push_back({g.offset[r] + dep, node});
+      }
+      if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+        const cp::CommOp& comm = rs.comms[op.index];
+        LCAB_CHECK(comm.peer >= 0 && comm.peer < ranks && comm.peer_op >= 0 &&
+                       comm.peer_op < static_cast<int>(s.ranks[comm.peer].ops.size()),
+                   "rank " << r << " op " << k << ": send/recv names peer " << comm.peer << " op " << comm.peer_op);
+        g.partner[node] = g.offset[comm.peer] + comm.peer_op;
       }
     }
-    for (int r = 0; r < ranks_; ++r) {
-      for (int st = 0; st < cp::kNumStreams; ++st) {
-        const std::vector<int>& list = stream_ops_[r][st];
-        if (cursor_[r][st] < list.size()) {
-          const int k = list[cursor_[r][st]];
+  }
+  for (const auto& [from, to] : edges) {
+    ++succ_count[from];
+    ++g.predecessors[to];
+  }
+  g.succ_begin.assign(n + 1, 0);
+  for (int64_t v = 0; v < n; ++v) g.succ_begin[v + 1] = g.succ_begin[v] + succ_count[v];
+  g.succ.resize(edges.size());
+  std::vector<int64_t> fill(g.succ_begin.begin(), g.succ_begin.end() - 1);
+  for (const auto& [from, to] : edges) g.succ[fill[from]++] = to;
+  return g;
+}
+
+// One play of the schedule with given op durations: event-driven over the dependency graph, O(ops + deps).
+class Player {
+ public:
+  Player(const cp::Schedule& s, const OpGraph& g, const std::vector<std::vector<double>>& durations)
+      : s_(s), g_(g), dur_(durations) {}
+
+  std::vector<std::vector<OpTiming>> play() {
+    const int64_t n = g_.nodes();
+    remaining_ = g_.predecessors;
+    issue_.assign(n, 0.0);
+    start_.assign(n, kUnknown);
+    end_.assign(n, kUnknown);
+    issued_.assign(n, 0);
+    last_arrival_.assign(n, {-1, -1});
+    pending_.assign(s_.groups.size(), {});
+    std::vector<int64_t> ready;
+    for (int64_t v = 0; v < n; ++v)
+      if (remaining_[v] == 0) ready.push_back(v);
+    while (!ready.empty()) {
+      const int64_t v = ready.back();
+      ready.pop_back();
+      issue(v, ready);
+    }
+    std::vector<std::vector<OpTiming>> timing(s_.gpus());
+    for (int r = 0; r < s_.gpus(); ++r) {
+      timing[r].resize(s_.ranks[r].ops.size());
+      for (size_t k = 0; k < timing[r].size(); ++k) {
+        const int64_t v = g_.offset[r] + static_cast<int64_t>(k);
+        if (end_[v] == kUnknown) {
           const cp::Op& op = s_.ranks[r].ops[k];
           LCAB_THROW("the schedule cannot finish: rank " << r << " op " << k << " (" << cp::to_string(op.kind)
                                                           << " on stream " << cp::to_string(op.stream) << ", step "
                                                           << op.step << ") waits forever for its "
-                                                          << (issued_[r][k] ? "communication partner" : "dependencies"));
+                                                          << (issued_[v] ? "communication partner" : "dependencies"));
         }
+        timing[r][k] = {issue_[v], start_[v], end_[v]};
       }
     }
-    return std::move(timing_);
+    return timing;
   }
-  const std::vector<std::vector<PathOp>>& last_arrivals() const { return last_arrival_; }
+  /// For each op: the op (rank, index) whose arrival started its transfer (communication only).
+  std::vector<std::vector<PathOp>> last_arrivals() const {
+    std::vector<std::vector<PathOp>> out(s_.gpus());
+    for (int r = 0; r < s_.gpus(); ++r)
+      out[r].assign(last_arrival_.begin() + g_.offset[r], last_arrival_.begin() + g_.offset[r + 1]);
+    return out;
+  }
 
  private:
   struct Pending {
@@ -183,105 +237,79 @@ class Player {
     double start_us = 0;
     double duration_us = 0;
     PathOp last{-1, -1};
-    std::vector<PathOp> members;
+    std::vector<int64_t> members;
   };
 
-  void scan(int r) {
-    const cp::RankSchedule& rs = s_.ranks[r];
-    bool progress = true;
-    while (progress) {
-      progress = false;
-      for (int st = 0; st < cp::kNumStreams; ++st) {
-        const std::vector<int>& list = stream_ops_[r][st];
-        while (cursor_[r][st] < list.size()) {
-          const int k = list[cursor_[r][st]];
-          if (timing_[r][k].end_us != kUnknown) {  // finished (a partner completed it)
-            ++cursor_[r][st];
-            progress = true;
-            continue;
-          }
-          if (issued_[r][k]) break;  // waiting for partners
-          double ready = cursor_[r][st] > 0 ? timing_[r][list[cursor_[r][st] - 1]].end_us : 0.0;
-          bool deps_done = true;
-          for (int32_t dep : rs.deps(k)) {
-            const double e = timing_[r][dep].end_us;
-            if (e == kUnknown) {
-              deps_done = false;
-              break;
-            }
-            ready = std::max(ready, e);
-          }
-          if (!deps_done) break;
-          issue(r, k, ready);
-          progress = true;
-        }
-      }
+  PathOp path_op(int64_t v) const {
+    const int r = g_.rank_of[v];
+    return {r, static_cast<int>(v - g_.offset[r])};
+  }
+  double duration(int64_t v) const {
+    const int r = g_.rank_of[v];
+    return dur_[r][static_cast<size_t>(v - g_.offset[r])];
+  }
+
+  void finish(int64_t v, double start, double end, std::vector<int64_t>& ready) {
+    start_[v] = start;
+    end_[v] = end;
+    for (int64_t e = g_.succ_begin[v]; e < g_.succ_begin[v + 1]; ++e) {
+      const int64_t w = g_.succ[e];
+      issue_[w] = std::max(issue_[w], end);
+      if (--remaining_[w] == 0) ready.push_back(w);
     }
   }
 
-  void finish(int r, int k, double start, double end) {
-    timing_[r][k].start_us = start;
-    timing_[r][k].end_us = end;
-    touched_.push_back(r);
-  }
-
-  void issue(int r, int k, double ready) {
-    issued_[r][k] = true;
-    timing_[r][k].issue_us = ready;
-    const cp::RankSchedule& rs = s_.ranks[r];
-    const cp::Op& op = rs.ops[k];
-    const double d = dur_[r][k];
+  void issue(int64_t v, std::vector<int64_t>& ready) {
+    issued_[v] = 1;
+    const double at = issue_[v];
+    const PathOp me = path_op(v);
+    const cp::RankSchedule& rs = s_.ranks[me.rank];
+    const cp::Op& op = rs.ops[me.op];
     if (!cp::is_communication(op.kind)) {
-      finish(r, k, ready, ready + d);
+      finish(v, at, at + duration(v), ready);
+      return;
+    }
+    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+      const int64_t w = g_.partner[v];
+      if (!issued_[w]) return;
+      const double start = std::max(at, issue_[w]);
+      const double end = start + std::max(duration(v), duration(w));
+      const PathOp later = at >= issue_[w] ? me : path_op(w);
+      last_arrival_[v] = later;
+      last_arrival_[w] = later;
+      finish(v, start, end, ready);
+      finish(w, start, end, ready);
       return;
     }
     const cp::CommOp& comm = rs.comms[op.index];
-    if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
-      const int peer = comm.peer;
-      const int peer_op = comm.peer_op;
-      LCAB_CHECK(peer >= 0 && peer < ranks_ && peer_op >= 0 &&
-                     peer_op < static_cast<int>(s_.ranks[peer].ops.size()),
-                 "rank " << r << " op " << k << ": send/recv names peer " << peer << " op " << peer_op);
-      if (!issued_[peer][peer_op]) return;
-      const double peer_issue = timing_[peer][peer_op].issue_us;
-      const double start = std::max(ready, peer_issue);
-      const double end = start + std::max(d, dur_[peer][peer_op]);
-      const PathOp later = ready >= peer_issue ? PathOp{r, k} : PathOp{peer, peer_op};
-      last_arrival_[r][k] = later;
-      last_arrival_[peer][peer_op] = later;
-      finish(r, k, start, end);
-      finish(peer, peer_op, start, end);
-      return;
-    }
-    const cp::Group& group = s_.groups[comm.group];
+    LCAB_CHECK(comm.group >= 0 && comm.group < static_cast<int>(s_.groups.size()) && comm.collective_seq >= 0,
+               "rank " << me.rank << " op " << me.op << ": collective names group " << comm.group << " seq "
+                       << comm.collective_seq);
     std::vector<Pending>& by_seq = pending_[comm.group];
     if (static_cast<int>(by_seq.size()) <= comm.collective_seq) by_seq.resize(comm.collective_seq + 1);
     Pending& p = by_seq[comm.collective_seq];
-    if (p.arrived == 0 || ready >= p.start_us) {
-      p.start_us = std::max(p.start_us, ready);
-      p.last = {r, k};
+    if (p.arrived == 0 || at >= p.start_us) {
+      p.start_us = std::max(p.start_us, at);
+      p.last = me;
     }
-    p.duration_us = std::max(p.duration_us, d);
-    p.members.push_back({r, k});
-    if (++p.arrived < static_cast<int>(group.ranks.size())) return;
-    for (const PathOp& m : p.members) {
-      last_arrival_[m.rank][m.op] = p.last;
-      finish(m.rank, m.op, p.start_us, p.start_us + p.duration_us);
+    p.duration_us = std::max(p.duration_us, duration(v));
+    p.members.push_back(v);
+    if (++p.arrived < static_cast<int>(s_.groups[comm.group].ranks.size())) return;
+    for (int64_t m : p.members) {
+      last_arrival_[m] = p.last;
+      finish(m, p.start_us, p.start_us + p.duration_us, ready);
     }
-    p.members.clear();
-    p.members.shrink_to_fit();
+    std::vector<int64_t>().swap(p.members);
   }
 
   const cp::Schedule& s_;
+  const OpGraph& g_;
   const std::vector<std::vector<double>>& dur_;
-  int ranks_;
-  std::vector<std::vector<OpTiming>> timing_;
-  std::vector<std::array<std::vector<int>, cp::kNumStreams>> stream_ops_;
-  std::vector<std::array<size_t, cp::kNumStreams>> cursor_;
-  std::vector<std::vector<bool>> issued_;
-  std::vector<std::vector<PathOp>> last_arrival_;
+  std::vector<int32_t> remaining_;
+  std::vector<double> issue_, start_, end_;
+  std::vector<uint8_t> issued_;
+  std::vector<PathOp> last_arrival_;
   std::vector<std::vector<Pending>> pending_;  // [group][collective_seq]
-  std::vector<int> touched_;
 };
 
 std::vector<std::vector<Interval>> comm_unions(const cp::Schedule& s, const std::vector<std::vector<OpTiming>>& t) {
@@ -382,7 +410,8 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   const OpCosts costs = op_costs(schedule, models);
   const int ranks = schedule.gpus();
 
-  Player first(schedule, costs.duration_us);
+  const OpGraph graph = build_graph(schedule);
+  Player first(schedule, graph, costs.duration_us);
   std::vector<std::vector<OpTiming>> timing = first.play();
   std::vector<std::vector<PathOp>> last_arrival = first.last_arrivals();
   if (models.overlap_slowdown > 1.0) {
@@ -395,7 +424,7 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
         slowed[r][k] += (models.overlap_slowdown - 1.0) * overlap;
       }
     }
-    Player second(schedule, slowed);
+    Player second(schedule, graph, slowed);
     timing = second.play();
     last_arrival = second.last_arrivals();
   }
