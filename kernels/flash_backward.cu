@@ -186,10 +186,24 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
     cp_async_commit();
   }
   const float scale_log2 = s.scale * kLog2e;
-  const uint32_t k_smem = smem_address(k_tile);
-  const uint32_t v_smem = smem_address(v_tile);
-  const uint32_t ds_smem = smem_address(ds_tile);
   const int warp_key0 = warp * 16;  // this warp's keys inside the tile
+  // Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 == lane % 8, so stepping the 16-byte
+  // chunk by 2 * step is an XOR of the byte address with 32 * step (see the swizzle in flash_common.cuh).
+  const int swz = lane & 7;
+  const int a_rows = lane % 16;                           // A operand (non-transposed): rows 0..15
+  const int b_rows = (lane % 8) + 8 * (lane / 16);        // B operand from [n][k] storage
+  const int t_rows = (lane % 8) + 8 * ((lane / 8) % 2);   // B operand from [k][n] storage (.trans)
+  const uint32_t k_a_lane = smem_address(k_tile) + 2 * ((warp_key0 + a_rows) * kHeadDim + (((lane / 16) ^ swz) << 3));
+  const uint32_t v_a_lane = smem_address(v_tile) + 2 * ((warp_key0 + a_rows) * kHeadDim + (((lane / 16) ^ swz) << 3));
+  const uint32_t b_lane_offset = 2 * (b_rows * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
+  const uint32_t t_lane_offset = 2 * (t_rows * kHeadDim + (((lane / 16) ^ swz) << 3));
+  const int dq_row_group = warp % C::kDqRowGroups;
+  const int dq_col_group = warp / C::kDqRowGroups;
+  const uint32_t ds_a_lane =
+      smem_address(ds_tile) + 2 * ((dq_row_group * 16 + a_rows) * C::kBlockK + (((lane / 16) ^ swz) << 3));
+  const uint32_t k_t_lane =
+      smem_address(k_tile) +
+      2 * (t_rows * kHeadDim + (((dq_col_group * C::kDqCols / 8 + lane / 16) ^ swz) << 3));
   int stage = 0;
 
   while (has_work && cursor.valid(group)) {
@@ -201,6 +215,10 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
 
     const uint32_t q_smem = smem_address(q_tiles + stage * C::kQElems);
     const uint32_t do_smem = smem_address(do_tiles + stage * C::kQElems);
+    const uint32_t q_b_lane = q_smem + b_lane_offset;
+    const uint32_t do_b_lane = do_smem + b_lane_offset;
+    const uint32_t q_t_lane = q_smem + t_lane_offset;
+    const uint32_t do_t_lane = do_smem + t_lane_offset;
     const float* lse_s = lse_tiles + stage * C::kBlockQ;
     const float* delta_s = delta_tiles + stage * C::kBlockQ;
     const int q_start = cursor.tile * C::kBlockQ;
@@ -218,19 +236,16 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
     for (int ks = 0; ks < C::kDimSteps; ++ks) {
       uint32_t a_k[4];
       uint32_t a_v[4];
-      const int a_row = warp_key0 + (lane % 16);
-      const int a_col = ks * 16 + 8 * (lane / 16);
-      ldmatrix_x4(a_k, k_smem + 2 * swizzled<kHeadDim>(a_row, a_col));
-      ldmatrix_x4(a_v, v_smem + 2 * swizzled<kHeadDim>(a_row, a_col));
+      ldmatrix_x4(a_k, k_a_lane ^ (32 * ks));
+      ldmatrix_x4(a_v, v_a_lane ^ (32 * ks));
 #pragma unroll
       for (int n2 = 0; n2 < C::kQTiles / 2; ++n2) {
-        const int b_row = n2 * 16 + (lane % 8) + 8 * (lane / 16);
-        const int b_col = ks * 16 + 8 * ((lane / 8) % 2);
+        const uint32_t row_offset = n2 * 16 * kHeadDim * 2;
         uint32_t b[4];
-        ldmatrix_x4(b, q_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        ldmatrix_x4(b, (q_b_lane + row_offset) ^ (32 * ks));
         mma_16816<T>(st[2 * n2], a_k, b[0], b[1]);
         mma_16816<T>(st[2 * n2 + 1], a_k, b[2], b[3]);
-        ldmatrix_x4(b, do_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        ldmatrix_x4(b, (do_b_lane + row_offset) ^ (32 * ks));
         mma_16816<T>(dpt[2 * n2], a_v, b[0], b[1]);
         mma_16816<T>(dpt[2 * n2 + 1], a_v, b[2], b[3]);
       }
@@ -287,13 +302,12 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
       a_ds[3] = MmaType<T>::pack(dpt[2 * kk + 1][2], dpt[2 * kk + 1][3]);
 #pragma unroll
       for (int n2 = 0; n2 < C::kDTiles / 2; ++n2) {
-        const int b_row = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
-        const int b_col = n2 * 16 + 8 * (lane / 16);
+        const uint32_t row_offset = kk * 16 * kHeadDim * 2;
         uint32_t b[4];
-        ldmatrix_x4_trans(b, do_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        ldmatrix_x4_trans(b, (do_t_lane + row_offset) ^ (32 * n2));
         mma_16816<T>(dv_acc[2 * n2], a_p, b[0], b[1]);
         mma_16816<T>(dv_acc[2 * n2 + 1], a_p, b[2], b[3]);
-        ldmatrix_x4_trans(b, q_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+        ldmatrix_x4_trans(b, (q_t_lane + row_offset) ^ (32 * n2));
         mma_16816<T>(dk_acc[2 * n2], a_ds, b[0], b[1]);
         mma_16816<T>(dk_acc[2 * n2 + 1], a_ds, b[2], b[3]);
       }
@@ -318,21 +332,19 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
 
     // dQ (kBlockQ x head_dim) += scale * dS K, accumulated in fp32 global memory with atomics.
     {
-      const int row_group = warp % C::kDqRowGroups;
-      const int col_group = warp / C::kDqRowGroups;
+      const int row_group = dq_row_group;
+      const int col_group = dq_col_group;
       float dq_acc[C::kDqTiles][4];
 #pragma unroll
       for (int n = 0; n < C::kDqTiles; ++n) dq_acc[n][0] = dq_acc[n][1] = dq_acc[n][2] = dq_acc[n][3] = 0.f;
 #pragma unroll
       for (int kk = 0; kk < C::kBlockK / 16; ++kk) {
         uint32_t a[4];
-        ldmatrix_x4(a, ds_smem + 2 * swizzled<C::kBlockK>(row_group * 16 + (lane % 16), kk * 16 + 8 * (lane / 16)));
+        ldmatrix_x4(a, ds_a_lane ^ (32 * kk));
 #pragma unroll
         for (int n2 = 0; n2 < C::kDqTiles / 2; ++n2) {
-          const int b_row = kk * 16 + (lane % 8) + 8 * ((lane / 8) % 2);
-          const int b_col = col_group * C::kDqCols + n2 * 16 + 8 * (lane / 16);
           uint32_t b[4];
-          ldmatrix_x4_trans(b, k_smem + 2 * swizzled<kHeadDim>(b_row, b_col));
+          ldmatrix_x4_trans(b, (k_t_lane + kk * 16 * kHeadDim * 2) ^ (32 * n2));
           mma_16816<T>(dq_acc[2 * n2], a, b[0], b[1]);
           mma_16816<T>(dq_acc[2 * n2 + 1], a, b[2], b[3]);
         }

@@ -79,8 +79,6 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
   const int q0 = q_tile_index * C::kBlockQ;
   const int outer = mask * p.work.outer_tiles + q_tile_index;
   const int slice_row = mask * p.work.q_tile_rows + q_tile_index;
-  const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
-  const int row_slice_count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
 
   const int64_t q_stride = static_cast<int64_t>(s.heads) * kHeadDim;
   const int64_t kv_stride = static_cast<int64_t>(s.kv_heads) * kHeadDim;
@@ -169,6 +167,9 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
 
     const int k0 = cursor.tile * C::kBlockK;
     if (cursor.partial(runs)) {
+      // Looked up here, not kept live across the loop: registers are the scarce resource of this kernel.
+      const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
+      const int row_slice_count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
 #pragma unroll
       for (int mi = 0; mi < C::kMTiles; ++mi) {
 #pragma unroll

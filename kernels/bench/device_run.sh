@@ -13,7 +13,7 @@ if [[ $steps == *tests* ]]; then
   timeout 180 "$build/tests/lcab_kernel_tests" --gtest_brief=1 2>&1 | tail -60 | tee "$out/tests.log"
 fi
 if [[ $steps == *bench* ]]; then
-  timeout 200 "$build/apps/lcab-kernel-bench" --impl lcab_flash --mask "$masks" --seqlen "$seqlens" \
+  timeout 200 "$build/apps/lcab-kernel-bench" --impl lcab_flash,naive --mask "$masks" --seqlen "$seqlens" \
     --pass fwd,bwd --heads 64 --kv-heads 8 --head-dim 128 --dtype bf16 --warmup 5 --iters 20 \
     --json "$out/lcab.jsonl" --docs "$out/docs.jsonl" 2>&1 | tee "$out/bench.log"
 fi
