@@ -58,7 +58,7 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
   cli::add_cluster_options(desc, cluster_text, cluster);
   desc.add_options()
       ("method", cli::po::value(&methods_text), "CP methods to consider (default: all registered)")
-      ("windows", cli::po::value(&windows_text), "loongtrain window counts to try (default: powers of two 1 < W < R)")
+      ("windows", cli::po::value(&windows_text), "loongtrain window counts to try (default: powers of two 1 < W < R, W <= 8)")
       ("memory-limit-gib", cli::po::value(&memory_limit_gib)->default_value(0), "memory a rank may use for attention (default: the GPU's memory)")
       ("top", cli::po::value(&top)->default_value(0), "show only the N fastest configs (records keep all)")
       ("threads", cli::po::value(&threads)->default_value(0), "worker threads (default: all hardware threads)")

@@ -72,7 +72,7 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
     PassPrediction p;
     p.pass = pass;
     p.simulation = simulate(*schedule, cost_models(profile_, model, *comm_it->second),
-                            SimulationOptions{options.critical_path});
+                            SimulationOptions{options.critical_path, options.keep_timings});
     if (options.keep_schedules) p.schedule = std::move(schedule);
     prediction.passes.push_back(std::move(p));
   }

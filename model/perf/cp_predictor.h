@@ -41,6 +41,7 @@ struct CpPrediction {
 struct PredictOptions {
   bool critical_path = true;
   bool keep_schedules = false;
+  bool keep_timings = true;  ///< every op's and step's times (false: summaries only, as the planner wants)
 };
 
 class CpPredictor {

@@ -483,7 +483,8 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
       else sim.critical_compute_us += d;
     }
   }
-  sim.ops = std::move(timing);
+  if (options.keep_timings) sim.ops = std::move(timing);
+  else sim.steps.clear();
   return sim;
 }
 

@@ -85,6 +85,7 @@ struct CpSimulation {
 
 struct SimulationOptions {
   bool critical_path = true;  ///< the planner turns it off to save time
+  bool keep_timings = true;   ///< keep ops and steps (the planner keeps only the summaries)
 };
 
 /// Plays the schedule. Throws lcab::Error when the schedule cannot finish (an op waits forever), naming it.

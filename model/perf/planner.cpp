@@ -21,6 +21,9 @@ cp::CpConfig base_config(const PlanRequest& request, const ClusterShape& cluster
   return c;
 }
 
+// LoongTrain's windows are a few inner rings; more than 8 windows is an outer ring of tiny inner rings.
+constexpr int64_t kMaxDefaultWindows = 8;
+
 std::vector<int64_t> window_counts(const PlanRequest& request, int64_t ring) {
   std::vector<int64_t> out;
   if (!request.windows.empty()) {
@@ -28,7 +31,7 @@ std::vector<int64_t> window_counts(const PlanRequest& request, int64_t ring) {
       if (w > 1 && w < ring && ring % w == 0) out.push_back(w);
     return out;
   }
-  for (int64_t w = 2; w < ring; w *= 2)
+  for (int64_t w = 2; w < ring && w <= kMaxDefaultWindows; w *= 2)
     if (ring % w == 0) out.push_back(w);
   return out;
 }
@@ -113,7 +116,7 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
     for (size_t n = next++; n < candidates.size(); n = next++) {
       try {
         PlanEntry e;
-        e.prediction = predictor.predict(candidates[n], request.kernel, request.passes, PredictOptions{false, false});
+        e.prediction = predictor.predict(candidates[n], request.kernel, request.passes, PredictOptions{false, false, false});
         e.fits = e.prediction.peak_mem_bytes() <= plan.memory_limit_bytes;
         results[n] = std::move(e);
       } catch (const Error& e) {

@@ -15,7 +15,7 @@ struct PlanRequest {
   KernelChoice kernel;
   std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
   std::vector<std::string> methods;  ///< empty: every registered method
-  /// loongtrain window counts to try; empty: every power of two W with 1 < W < R dividing R.
+  /// loongtrain window counts to try; empty: the powers of two W with 1 < W < R and W <= 8.
   std::vector<int64_t> windows;
   /// Device memory a rank may use for attention; 0: the profile's GPU memory.
   int64_t memory_limit_bytes = 0;
