@@ -11,7 +11,8 @@
 namespace lcab::measure {
 
 namespace {
-// The kernel module's version line: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...".
+// The kernel module's version line: "NVRM version: NVIDIA UNIX [Open ]Kernel Module [for x86_64]  580.159.04  ...";
+// the version is the first word after "Kernel Module" that starts with a digit and holds a dot.
 std::string kernel_module_driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
@@ -19,9 +20,11 @@ std::string kernel_module_driver_version() {
   const size_t at = line.find("Kernel Module");
   if (at == std::string::npos) return "";
   std::istringstream words(line.substr(at + 13));
-  std::string version;
-  words >> version;
-  return version;
+  std::string word;
+  while (words >> word) {
+    if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) return word;
+  }
+  return "";
 }
 }  // namespace
 
