@@ -94,8 +94,8 @@ RecordKey cp_record_key(const cp::CpConfig& c, const KernelChoice& kernel, cp::P
   key.method = c.method;
   key.gpus = c.gpus;
   key.gpus_per_node = c.gpus_per_node;
-  key.degrees = {{"ulysses", c.ulysses_degree}, {"ring", c.ring_degree}};
-  if (c.method == "loongtrain") key.degrees["windows"] = c.windows;
+  // As lcab-measure cp writes them (normalized degrees, windows always), so that the keys join.
+  key.degrees = {{"ulysses", c.ulysses_degree}, {"ring", c.ring_degree}, {"windows", c.windows}};
   if (c.method == "usp" || c.method == "loongtrain") key.placement = std::string(cp::to_string(c.placement));
   return key;
 }

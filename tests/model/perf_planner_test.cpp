@@ -116,6 +116,7 @@ TEST(PerfPlanner, RecordsCarryTheKeyAMeasurementWouldUse) {
   EXPECT_EQ(r.key.mask, "causal");
   EXPECT_EQ(r.key.degrees.at("ulysses"), 2);
   EXPECT_EQ(r.key.degrees.at("ring"), 4);
+  EXPECT_EQ(r.key.degrees.at("windows"), 1);
   EXPECT_EQ(r.key.placement, "ulysses_intra");
   EXPECT_EQ(*r.key.gpus, 8);
   EXPECT_DOUBLE_EQ(r.time_ms->median, p.passes[1].simulation.time_us * 1e-3);
