@@ -69,6 +69,16 @@ __device__ __forceinline__ void cp_async_4(uint32_t dst, const void* src, bool v
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
 }
 
+// dst[0] += x, dst[1] += y in global memory (8-byte aligned): one vector reduction on sm_90, two scalar ones before.
+__device__ __forceinline__ void add_pair(float* dst, float x, float y) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float2*>(dst), make_float2(x, y));
+#else
+  atomicAdd(dst, x);
+  atomicAdd(dst + 1, y);
+#endif
+}
+
 template <typename T, int kHeadDim>
 __global__ void delta_kernel(const BackwardParams p) {
   constexpr int kLanesPerRow = kHeadDim / 8;
@@ -255,15 +265,19 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
       const int slice_row = mask * p.work.q_tile_rows + cursor.tile;
       const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
       const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
+      // Per key (2 per thread), the queries that see it: one range per slice instead of one per query.
 #pragma unroll
-      for (int n = 0; n < C::kQTiles; ++n) {
+      for (int r = 0; r < 2; ++r) {
+        const int key = k0 + warp_key0 + g + 8 * r;
+        const uint32_t bits = visible_rows<2 * C::kQTiles>(
+            row_slices, count, key, q_start, q_start + C::kBlockQ,
+            [&](int j) { return q_start + (j >> 1) * 8 + 2 * t + (j & 1); });
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int q = q_start + n * 8 + 2 * t + e;
-          const uint32_t bits = visible_keys<2>(row_slices, count, q, k0, k0 + C::kBlockK,
-                                                [&](int j) { return k0 + warp_key0 + g + 8 * j; });
-          if (!(bits & 1u)) st[n][e] = -INFINITY;
-          if (!(bits & 2u)) st[n][2 + e] = -INFINITY;
+        for (int n = 0; n < C::kQTiles; ++n) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            if (!((bits >> (2 * n + e)) & 1u)) st[n][2 * r + e] = -INFINITY;
+          }
         }
       }
     }
@@ -357,8 +371,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
         float* dq_row = dq_head + static_cast<int64_t>(q) * q_stride + col_group * C::kDqCols + 2 * t;
 #pragma unroll
         for (int n = 0; n < C::kDqTiles; ++n) {
-          atomicAdd(dq_row + n * 8, dq_acc[n][2 * half] * s.scale);
-          atomicAdd(dq_row + n * 8 + 1, dq_acc[n][2 * half + 1] * s.scale);
+          add_pair(dq_row + n * 8, dq_acc[n][2 * half] * s.scale, dq_acc[n][2 * half + 1] * s.scale);
         }
       }
     }

@@ -131,6 +131,40 @@ __device__ __forceinline__ void slice_row_keys(const DeviceSlice& s, int q, int&
   hi = (s.flags & 2) ? min(s.k_end, s.k_begin + i + s.diagonal_offset) : s.k_end;
 }
 
+/// Rows [lo, hi) (global) that see global key k through one slice: the transpose of slice_row_keys (row i sees
+/// local key j iff (lo_diagonal -> i <= j) and (hi_diagonal -> j < i + diagonal_offset)).
+__device__ __forceinline__ void slice_key_rows(const DeviceSlice& s, int k, int& lo, int& hi) {
+  if (k < s.k_begin || k >= s.k_end) {
+    lo = 0;
+    hi = 0;
+    return;
+  }
+  const int j = k - s.k_begin;
+  const int rows = s.q_end - s.q_begin;
+  lo = s.q_begin + ((s.flags & 2) ? max(0, j - s.diagonal_offset + 1) : 0);
+  hi = s.q_begin + ((s.flags & 1) ? min(rows, j + 1) : rows);
+}
+
+/// Bit j of the result is set when row `row_of(j)` (j < kBits) sees global key k through any of the slices whose
+/// row range meets [tile_q0, tile_q1) (the transpose of visible_keys, for the backward's key-major tiles).
+template <int kBits, typename RowOf>
+__device__ __forceinline__ uint32_t visible_rows(const DeviceSlice* slices, int count, int k, int tile_q0,
+                                                 int tile_q1, RowOf row_of) {
+  uint32_t bits = 0;
+  for (int n = 0; n < count; ++n) {
+    const DeviceSlice s = slices[n];
+    if (s.q_end <= tile_q0 || s.q_begin >= tile_q1) continue;
+    int lo, hi;
+    slice_key_rows(s, k, lo, hi);
+#pragma unroll
+    for (int j = 0; j < kBits; ++j) {
+      const int q = row_of(j);
+      bits |= (q >= lo && q < hi) ? (1u << j) : 0u;
+    }
+  }
+  return bits;
+}
+
 /// Bit j of the result is set when key `key_of(j)` (j < kBits) is visible to global row q through any of the
 /// slices [slices, slices + count); slices whose key range misses [tile_k0, tile_k1) are skipped at once.
 template <int kBits, typename KeyOf>
