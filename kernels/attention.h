@@ -128,7 +128,7 @@ class AttentionRegistry {
   std::vector<std::unique_ptr<AttentionImpl>> impls_;
 };
 
-/// Registers every built-in implementation (lcab_flash, naive, cudnn).
+/// Registers every built-in implementation (lcab_flash, naive; a cudnn one is not built yet).
 void register_all(AttentionRegistry& registry);
 
 }  // namespace lcab::kernels
