@@ -8,7 +8,7 @@ namespace lcab::report {
 namespace {
 
 const char* const kStyle = R"(
-body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1520px;
+body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 24px auto; max-width: 1640px;
        color: #222; background: #fff; padding: 0 16px; }
 h1 { font-size: 24px; margin-bottom: 4px; }
 h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }

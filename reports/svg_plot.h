@@ -51,7 +51,7 @@ struct PlotSpec {
   bool identity_line = false;
   /// With identity_line: shade y within x * (1 +- error_band_fraction) and name it in the legend.
   std::optional<double> error_band_fraction;
-  double width_px = 680;   ///< whole figure, legend included
+  double width_px = 660;   ///< whole figure, legend included
   double height_px = 420;
   std::string empty_message = "no data";  ///< written in the plot area when no series has a drawable point
 };

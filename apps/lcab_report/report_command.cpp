@@ -1,10 +1,13 @@
 #include "apps/lcab_report/report_command.h"
 
 #include <iostream>
+#include <memory>
 
 #include "apps/cli/common_options.h"
+#include "apps/lcab_report/model_predictor.h"
 #include "model/cli_values.h"
 #include "model/error.h"
+#include "model/perf/profile.h"
 #include "model/record.h"
 #include "reports/report_builder.h"
 #include "reports/report_writer.h"
@@ -17,12 +20,15 @@ int run_report(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::vector<std::string> traces;
   std::string out_dir;
+  std::string profile;
   std::string title = "lcab report";
   double band_percent = 20;
   std::string plan_gpus, plan_gpus_per_node, plan_mask, plan_seqlen, plan_pass;
   desc.add_options()
       ("in", po::value(&inputs)->multitoken()->required(), "record files (JSON Lines), measured and/or predicted")
       ("out", po::value(&out_dir)->required(), "directory for index.html, *.svg, *.md, *.csv, *.trace.json")
+      ("profile", po::value(&profile), "hardware profile (built-in name such as h100_sxm, or a JSON file): adds the "
+                                        "model's predictions, the plan and predicted timelines")
       ("title", po::value(&title)->default_value(title), "report title")
       ("band", po::value(&band_percent)->default_value(band_percent), "error band of the accuracy figure, percent")
       ("trace", po::value(&traces)->multitoken(), "measured CP timelines (Chrome-trace JSON) to show beside predictions")
@@ -50,7 +56,9 @@ int run_report(const std::vector<std::string>& args) {
 
   const RecordReadResult read = read_records(inputs);
   for (const std::string& problem : read.problems) std::cerr << "lcab-report: skipped " << problem << "\n";
-  const report::ReportContent content = report::build_report(read.records, options, nullptr);
+  std::unique_ptr<ModelPredictor> predictor;
+  if (!profile.empty()) predictor = std::make_unique<ModelPredictor>(perf::resolve_profile(profile));
+  const report::ReportContent content = report::build_report(read.records, options, predictor.get());
   const std::vector<std::string> written = report::write_report(content, out_dir);
   std::cerr << "lcab-report: " << read.records.size() << " records from " << inputs.size() << " file(s); wrote "
             << written.size() << " files to " << out_dir << " (open " << written.front() << ")\n";
