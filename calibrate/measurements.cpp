@@ -17,6 +17,7 @@ std::vector<Record> usable_measurements(const std::vector<Record>& records, cons
     if (record.status != "ok") why = "status " + record.status;
     else if (!record.time_ms) why = "no time_ms";
     else if (!(std::isfinite(record.time_ms->median) && record.time_ms->median > 0)) why = "non-positive time";
+    else if (kind == "comm" && record.key.gpus.value_or(0) < 2) why = "a single GPU: nothing crosses a link";
     if (why.empty()) usable.push_back(record);
     else if (skipped) skipped->push_back(describe_point(record) + ": " + why);
   }

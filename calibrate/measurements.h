@@ -14,7 +14,7 @@ namespace lcab::calibrate {
 inline constexpr int64_t kCommTargetMinBytes = int64_t{1} << 20;
 
 /// The records of `kind` ("kernel", "comm", "cp") that are measurements with status "ok" and a positive median
-/// time. `skipped` (optional) receives one line per record of that kind left out and why.
+/// time (comm records also need at least 2 GPUs: on one GPU nothing crosses a link the model describes). `skipped` (optional) receives one line per record of that kind left out and why.
 std::vector<Record> usable_measurements(const std::vector<Record>& records, const std::string& kind,
                                         std::vector<std::string>* skipped = nullptr);
 

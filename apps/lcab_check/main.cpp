@@ -4,6 +4,7 @@
 //
 //   lcab-check --profile PROFILE.json --in FILES... [--max-mape PCT] [--json PREDICTED.jsonl]
 //   lcab-check --profile PROFILE.json --inputs-from-profile [--root DIR] ...   (the files it was calibrated on)
+//   lcab-check ... --calibrated-only --regression-margin PTS   (CI: each fitted group no worse than when fitted)
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "apps/cli/common_options.h"
 #include "calibrate/accuracy.h"
+#include "calibrate/calibration.h"
 #include "calibrate/measurements.h"
 #include "calibrate/record_prediction.h"
 #include "model/cli_values.h"
@@ -25,13 +27,53 @@ namespace {
 using namespace lcab;
 using namespace lcab::calibrate;
 
+/// Per fit group of the profile's calibration: today's MAPE against the one recorded when it was fitted.
+/// Returns the number of groups that got worse by more than margin_pct points (or lost predictions).
+int check_regression(const perf::HardwareProfile& profile, const std::vector<AccuracyPoint>& points,
+                     double margin_pct) {
+  const nlohmann::json& recorded = profile.provenance.residuals;
+  LCAB_CHECK(!recorded.empty(), "--regression-margin: profile '" << profile.name
+                                                                 << "' records no fitted groups (not calibrated)");
+  Table table({"fit group", "points", "MAPE % at fit", "MAPE % now", "limit %", "status"});
+  int violations = 0;
+  for (const auto& [group, fit] : recorded.items()) {
+    std::vector<double> predicted, measured;
+    int64_t unpredicted = 0;
+    for (const AccuracyPoint& point : points) {
+      if (fit_group(point.measured, profile) != group) continue;
+      // The communication fit uses messages from 1 MiB on (lcab-calibrate's default): compare like with like.
+      if (point.measured.kind == "comm" && point.measured.key.bytes.value_or(0) < kCommTargetMinBytes) continue;
+      if (!point.predicted_ms) {
+        ++unpredicted;
+        continue;
+      }
+      predicted.push_back(*point.predicted_ms);
+      measured.push_back(point.measured_ms());
+    }
+    if (predicted.empty() && unpredicted == 0) continue;  // the inputs do not cover this group
+    const double at_fit = fit.at("residuals").at("mape_pct").get<double>();
+    const double now = residual_stats(predicted, measured).mape_pct;
+    const double limit = at_fit + margin_pct;
+    const bool ok = unpredicted == 0 && now <= limit;
+    violations += ok ? 0 : 1;
+    table.add_row({group, std::to_string(predicted.size() + static_cast<size_t>(unpredicted)), format_fixed(at_fit, 2),
+                   format_fixed(now, 2), format_fixed(limit, 2),
+                   ok ? "ok" : (unpredicted > 0 ? std::to_string(unpredicted) + " not predicted" : "WORSE")});
+  }
+  std::cout << "\n## Regression against the calibration (margin " << format_fixed(margin_pct, 2) << " points)\n\n";
+  table.print_markdown(std::cout);
+  if (violations > 0) std::cerr << "lcab-check: " << violations << " fitted group(s) got worse than at calibration\n";
+  return violations;
+}
+
 int run(int argc, char** argv) {
   namespace po = boost::program_options;
   std::vector<std::string> inputs;
   std::string profile_name, json_path, root = ".";
   bool inputs_from_profile = false;
   double max_mape_pct = -1;
-  bool summary_only = false;
+  double regression_margin_pct = -1;
+  bool summary_only = false, calibrated_only = false;
   po::options_description desc("lcab-check");
   desc.add_options()
       ("profile", po::value(&profile_name)->required(), "profile: built-in name or file")
@@ -42,6 +84,11 @@ int run(int argc, char** argv) {
       ("max-mape", po::value(&max_mape_pct),
        "fail (exit 1) when a group's MAPE exceeds PCT percent, or a point cannot be predicted (comm < 1 MiB "
        "is reported, not checked)")
+      ("calibrated-only", po::bool_switch(&calibrated_only),
+       "check only records of the groups the profile's calibration fitted (its provenance.residuals)")
+      ("regression-margin", po::value(&regression_margin_pct),
+       "fail (exit 1) when a fitted group's MAPE exceeds the MAPE recorded at calibration by more than PTS "
+       "percentage points")
       ("summary-only", po::bool_switch(&summary_only), "print the summary without the per-point table")
       ("json", po::value(&json_path), "append the predicted records (same keys) as JSON Lines to FILE");
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -66,6 +113,7 @@ int run(int argc, char** argv) {
   std::vector<AccuracyPoint> points;
   for (const char* kind : {"kernel", "comm", "cp"}) {
     for (const Record& record : usable_measurements(read.records, kind)) {
+      if (calibrated_only && !profile.provenance.residuals.contains(fit_group(record, profile))) continue;
       AccuracyPoint point;
       point.measured = record;
       try {
@@ -96,9 +144,11 @@ int run(int argc, char** argv) {
   }
   const std::vector<GroupAccuracy> groups = summarize_accuracy(points);
   accuracy_table(groups).print_markdown(std::cout);
-  if (max_mape_pct < 0) return 0;
 
   int violations = 0;
+  if (regression_margin_pct >= 0) violations += check_regression(profile, points, regression_margin_pct);
+  if (max_mape_pct < 0) return violations > 0 ? 1 : 0;
+
   for (const GroupAccuracy& g : groups) {
     if (g.group.ends_with("< 1 MiB")) continue;  // no accuracy target below 1 MiB
     if (g.predicted < g.points) {
