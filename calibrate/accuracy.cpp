@@ -69,6 +69,13 @@ std::vector<GroupAccuracy> summarize_accuracy(const std::vector<AccuracyPoint>& 
   return summary;
 }
 
+namespace {
+/// Failure reasons can be long (they list valid names); a table cell keeps the start.
+std::string shortened(const std::string& text, size_t max_chars = 110) {
+  return text.size() <= max_chars ? text : text.substr(0, max_chars - 3) + "...";
+}
+}  // namespace
+
 Table accuracy_table(const std::vector<GroupAccuracy>& groups) {
   Table table({"group", "points", "predicted", "MAPE %", "p90 %", "worst %", "bias %", "worst point"});
   for (const GroupAccuracy& g : groups) {
@@ -76,7 +83,7 @@ Table accuracy_table(const std::vector<GroupAccuracy>& groups) {
     auto percent = [any](double value) { return any ? format_fixed(value, 2) : std::string("-"); };
     table.add_row({g.group, std::to_string(g.points), std::to_string(g.predicted), percent(g.stats.mape_pct),
                    percent(g.stats.p90_pct), percent(g.stats.worst_pct), percent(g.stats.bias_pct),
-                   any ? g.worst_point : g.first_failure});
+                   any ? g.worst_point : shortened(g.first_failure)});
   }
   return table;
 }
