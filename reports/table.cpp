@@ -23,33 +23,51 @@ bool looks_numeric(const std::string& s) {
            c == 'x';
   });
 }
+
+/// A pipe inside a cell would end the cell: markdown wants it escaped.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
 }  // namespace
 
 void Table::print_markdown(std::ostream& out) const {
-  std::vector<size_t> width(columns_.size());
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    width[c] = std::max<size_t>(3, columns_[c].size());
-    for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
+  const std::vector<std::string> columns = [&] {
+    std::vector<std::string> escaped;
+    for (const std::string& c : columns_) escaped.push_back(markdown_cell(c));
+    return escaped;
+  }();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : rows_) {
+    std::vector<std::string> escaped;
+    for (const std::string& cell : row) escaped.push_back(markdown_cell(cell));
+    rows.push_back(std::move(escaped));
   }
-  std::vector<bool> numeric(columns_.size(), true);
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    for (const auto& row : rows_) numeric[c] = numeric[c] && (looks_numeric(row[c]) || row[c] == "-");
-    if (rows_.empty()) numeric[c] = false;
+  std::vector<size_t> width(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    width[c] = std::max<size_t>(3, columns[c].size());
+    for (const auto& row : rows) width[c] = std::max(width[c], row[c].size());
+  }
+  std::vector<bool> numeric(columns.size(), true);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    for (const auto& row : rows) numeric[c] = numeric[c] && (looks_numeric(row[c]) || row[c] == "-");
+    if (rows.empty()) numeric[c] = false;
   }
   auto cell = [&](const std::string& text, size_t c) {
     const std::string pad(width[c] - text.size(), ' ');
     return numeric[c] ? pad + text : text + pad;
   };
   out << "|";
-  for (size_t c = 0; c < columns_.size(); ++c) out << " " << cell(columns_[c], c) << " |";
+  for (size_t c = 0; c < columns.size(); ++c) out << " " << cell(columns[c], c) << " |";
   out << "\n|";
-  for (size_t c = 0; c < columns_.size(); ++c) {
+  for (size_t c = 0; c < columns.size(); ++c) {
     out << (numeric[c] ? " " + std::string(width[c] - 1, '-') + ":" : " " + std::string(width[c], '-')) << " |";
   }
   out << "\n";
-  for (const auto& row : rows_) {
+  for (const auto& row : rows) {
     out << "|";
-    for (size_t c = 0; c < columns_.size(); ++c) out << " " << cell(row[c], c) << " |";
+    for (size_t c = 0; c < columns.size(); ++c) out << " " << cell(row[c], c) << " |";
     out << "\n";
   }
 }

@@ -1,6 +1,7 @@
 // Reports built from the fixture records: figures, tables (markdown, CSV), the plan, files on disk, and every
 // SVG well-formed XML.
 #include <filesystem>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -68,6 +69,17 @@ TEST(RecordMetrics, ThroughputAndErrorFromTimes) {
   usp.key.degrees = {{"ulysses", 2}, {"ring", 4}};
   usp.key.placement = "ring_intra";
   EXPECT_EQ(subject_of(usp), "usp U2xR4 ring_intra");
+}
+
+TEST(Table, MarkdownEscapesPipesAndCsvQuotes) {
+  Table t({"mean |error|", "name"});
+  t.add_row({"1.5%", "a,\"b\""});
+  std::ostringstream md, csv;
+  t.print_markdown(md);
+  t.print_csv(csv);
+  EXPECT_EQ(md.str().substr(0, md.str().find('\n')), "| mean \\|error\\| | name  |");
+  EXPECT_EQ(csv.str(), "mean |error|,name\n1.5%,\"a,\"\"b\"\"\"\n");
+  EXPECT_THROW(t.add_row({"only one"}), Error);
 }
 
 TEST(RecordSet, LaterRecordsOfTheSameCaseWin) {
