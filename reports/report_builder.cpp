@@ -11,6 +11,7 @@
 #include "model/error.h"
 #include "model/version.h"
 #include "reports/record_metrics.h"
+#include "reports/timeline_figure.h"
 #include "reports/trace_merge.h"
 
 namespace lcab::report {
@@ -186,6 +187,11 @@ void add_timelines(const ReportOptions& options, const Predictor* predictor, con
   }
   if (!fastest) return;
   if (const std::optional<perf::Timeline> timeline = predictor->cp_timeline(fastest->key)) {
+    const std::string title = "Predicted timeline: " + subject_of(*fastest) + " on " +
+                              std::to_string(*fastest->key.gpus) + " GPUs, " + fastest->key.mask + " (" +
+                              fastest->key.pass + ")";
+    report.sections.push_back({"timeline", "Timeline", "The best planned configuration as the simulator plays it.",
+                               {timeline_figure(*timeline, "timeline-plan-best", title)}, {}});
     report.traces.push_back({"timeline-plan-best", "Predicted timeline of the best planned configuration",
                              subject_of(*fastest) + " on " + std::to_string(*fastest->key.gpus) + " GPUs",
                              trace_json(*timeline, {{"source", "predicted"}, {"key", to_json(fastest->key)}}).dump()});

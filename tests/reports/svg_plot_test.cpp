@@ -7,6 +7,7 @@
 #include "reports/axis.h"
 #include "reports/svg_canvas.h"
 #include "reports/svg_plot.h"
+#include "reports/timeline_figure.h"
 #include "xml_check.h"
 
 namespace lcab::report {
@@ -153,6 +154,20 @@ TEST(SvgPlot, PaletteIsOkabeItoAndMarkersCycle) {
   EXPECT_EQ(palette_colour(0), "#0072B2");
   EXPECT_EQ(palette_colour(8), palette_colour(0));
   EXPECT_NE(marker_for(0), marker_for(1));
+}
+
+TEST(TimelineFigure, DrawsTheFirstRanksRowByStream) {
+  perf::Timeline timeline;
+  for (int rank = 0; rank < 6; ++rank) {
+    timeline.events.push_back({rank, "compute", "step 0 attn", 0, 900});
+    timeline.events.push_back({rank, "send", "step 0 send kv", 100, 300});
+  }
+  const Figure figure = timeline_figure(timeline, "t", "ring <4>", 4);
+  EXPECT_EQ(testing::xml_problem(figure.svg), "");
+  EXPECT_NE(figure.svg.find("6 ranks, the first 4 shown"), std::string::npos);
+  EXPECT_NE(figure.svg.find(">rank 3 send<"), std::string::npos);
+  EXPECT_EQ(figure.svg.find(">rank 4 compute<"), std::string::npos);
+  EXPECT_NE(figure.svg.find("time (ms)"), std::string::npos);
 }
 
 }  // namespace
