@@ -88,7 +88,7 @@ struct RankExecutor::Impl {
     head_dim = schedule.config.workload.head_dim;
     LCAB_CP_CUDA_CHECK(cudaSetDevice(comms.device()));
     // Communicators first: a rank that fails to allocate below must not leave the others waiting in a split.
-    comms.prepare_groups(schedule.groups);
+    comms.prepare_groups(collective_groups());
     for (const Buffer& b : schedule.buffers) buffers.push_back(&memory.bind(b));
 
     for (const Op& op : ops.ops) stream_used[static_cast<int>(op.stream)] = true;
@@ -113,6 +113,19 @@ struct RankExecutor::Impl {
     for (DeviceScratch* s : {&partial_out, &partial_lse, &partial_dq, &partial_dk, &partial_dv, &a2a_convert,
                              &a2a_send, &a2a_recv})
       allocate(*s);
+  }
+
+  // The groups some rank's collectives use (over all ranks, so every rank makes the same collective splits);
+  // groups that only describe the layout (a ring of point-to-point hops) need no communicator.
+  std::vector<Group> collective_groups() const {
+    std::vector<bool> used(schedule.groups.size(), false);
+    for (const RankSchedule& r : schedule.ranks)
+      for (const Op& op : r.ops)
+        if (is_communication(op.kind) && !is_p2p(op.kind)) used.at(r.comms.at(op.index).group) = true;
+    std::vector<Group> groups;
+    for (size_t g = 0; g < used.size(); ++g)
+      if (used[g]) groups.push_back(schedule.groups[g]);
+    return groups;
   }
 
   void prepare_plans(const kernels::AttentionImpl& attention) {
