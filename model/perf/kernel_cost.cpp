@@ -123,6 +123,13 @@ KernelCost KernelCostModel::cost(const Mask& mask, const AttentionShape& shape) 
 
 const KernelCost& KernelCostModel::cached_cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q,
                                                int64_t seqlen_k, const AttentionShape& shape) const {
+  size_t total_slices = 0;
+  for (const std::vector<Slice>& list : slices) total_slices += list.size();
+  if (total_slices > kMaxCachedSlices) {
+    // Large local masks (block-sparse) rarely repeat; keeping copies of them would only cost memory.
+    uncached_ = cost(slices, seqlen_q, seqlen_k, shape);
+    return uncached_;
+  }
   std::vector<CacheEntry>& bucket = cache_[hash_call(slices, seqlen_q, seqlen_k, shape)];
   for (const CacheEntry& e : bucket) {
     if (e.seqlen_q == seqlen_q && e.seqlen_k == seqlen_k && same_shape(e.shape, shape) &&

@@ -56,10 +56,12 @@ class KernelCostModel {
   /// Self-attention over a whole mask.
   KernelCost cost(const Mask& mask, const AttentionShape& shape) const;
   /// As cost(), remembering results by content: equal (slices, lengths, shape) are costed once. The planner's
-  /// CP steps repeat a few local masks many times.
+  /// CP steps repeat a few local masks many times. Calls with more than kMaxCachedSlices slices are not kept
+  /// (the reference stays valid until the next cached_cost call).
   const KernelCost& cached_cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                                 const AttentionShape& shape) const;
   size_t cache_entries() const { return cache_size_; }
+  static constexpr size_t kMaxCachedSlices = 4096;
 
  private:
   struct CacheEntry {
@@ -73,6 +75,7 @@ class KernelCostModel {
   int64_t slots_;
   mutable std::unordered_map<uint64_t, std::vector<CacheEntry>> cache_;
   mutable size_t cache_size_ = 0;
+  mutable KernelCost uncached_;
 };
 
 }  // namespace lcab::perf
