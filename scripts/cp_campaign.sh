@@ -4,7 +4,7 @@
 #
 #   scripts/cp_campaign.sh predict LCAB_PREDICT PROFILE OUT.jsonl
 #   scripts/cp_campaign.sh measure LCAB_MEASURE OUTDIR
-# Environment: P (GPUs, default 4), HEADS/KV_HEADS (32/4: GQA 8 as 64/8), SEQLENS (8K x P and 32K x P),
+# Environment: P (GPUs: 2 or 4, default 4), HEADS/KV_HEADS (32/4: GQA 8 as 64/8), SEQLENS (8K x P and 32K x P),
 # MASKS (full, causal, causal_document, causal_document_long).
 set -euo pipefail
 mode=$1
@@ -16,18 +16,30 @@ MASKS=${MASKS:-full,causal,causal_document,causal_document_long}
 common=(--mask "$MASKS" --seqlen "$SEQLENS" --pass fwd,bwd --heads "$HEADS" --kv-heads "$KV_HEADS" --head-dim 128
         --gpus "$P" --gpus-per-node "$P")
 
-# method | extra options; every method, degrees and placement valid at P = 4 (degenerate usp U1/U4 are ring and
-# ulysses themselves and are not repeated).
-configs=(
-  "ring|"
-  "allgather|"
-  "ulysses|"
-  "usp|--ulysses 2 --ring 2 --placement ulysses_intra"
-  "usp|--ulysses 2 --ring 2 --placement ring_intra"
-  "loongtrain|--ulysses 1 --ring 4 --windows 2"
-  "loongtrain|--ulysses 2 --ring 2 --windows 2 --placement ulysses_intra"
-  "loongtrain|--ulysses 2 --ring 2 --windows 2 --placement ring_intra"
-)
+# method | extra options; every method, degrees and placement valid at P (degenerate usp/loongtrain that equal
+# ring or ulysses are not repeated). P = 2 and P = 4 are spelled out.
+case "$P" in
+  2) configs=(
+       "ring|"
+       "allgather|"
+       "ulysses|"
+       "loongtrain|--ulysses 1 --ring 2 --windows 2"
+     ) ;;
+  4) configs=(
+       "ring|"
+       "allgather|"
+       "ulysses|"
+       "usp|--ulysses 2 --ring 2 --placement ulysses_intra"
+       "usp|--ulysses 2 --ring 2 --placement ring_intra"
+       "loongtrain|--ulysses 1 --ring 4 --windows 2"
+       "loongtrain|--ulysses 2 --ring 2 --windows 2 --placement ulysses_intra"
+       "loongtrain|--ulysses 2 --ring 2 --windows 2 --placement ring_intra"
+     ) ;;
+  *) echo "cp_campaign.sh: P=$P has no configuration list; valid: 2, 4" >&2; exit 2 ;;
+esac
+# BASELINE=1 adds single-GPU lcab_flash records of the whole sequence (kernel calibration) to the first config.
+baseline=()
+[[ "${BASELINE:-0}" == 1 ]] && baseline=(--baseline)
 
 case "$mode" in
   predict)
@@ -44,7 +56,9 @@ case "$mode" in
     for c in "${configs[@]}"; do
       method=${c%%|*} extra=${c#*|}
       # shellcheck disable=SC2086
-      "$measure" cp --method "$method" $extra "${common[@]}" --warmup 1 --reps 3 --out "$outdir/cp.jsonl" || true
+      "$measure" cp --method "$method" $extra "${common[@]}" "${baseline[@]}" --warmup 1 --reps 3 \
+        --out "$outdir/cp.jsonl" || true
+      baseline=()
     done
     ;;
   *) echo "usage: $0 predict|measure ..." >&2; exit 2 ;;
