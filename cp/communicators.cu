@@ -4,7 +4,8 @@
 #include <cstring>
 #include <set>
 
-#include "cp/device_check.cuh"
+#include "cp/nccl_check.h"
+#include "kernels/cuda_check.h"
 
 namespace lcab::cp {
 
@@ -13,7 +14,7 @@ static_assert(sizeof(ncclUniqueId) == sizeof(CommUniqueId::bytes), "NCCL unique 
 CommUniqueId new_unique_id() {
   disable_nvls_unless_set();
   ncclUniqueId id;
-  LCAB_CP_NCCL_CHECK(ncclGetUniqueId(&id));
+  LCAB_NCCL_CHECK(ncclGetUniqueId(&id));
   CommUniqueId out;
   std::memcpy(out.bytes.data(), &id, sizeof(id));
   return out;
@@ -25,12 +26,12 @@ RankComms::RankComms(int rank, int world_size, int device, const CommUniqueId& i
     : rank_(rank), size_(world_size), device_(device) {
   LCAB_CHECK(rank >= 0 && rank < world_size, "rank " << rank << " outside a world of " << world_size);
   disable_nvls_unless_set();
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device));
+  LCAB_CUDA_CHECK(cudaSetDevice(device));
   ncclUniqueId nccl_id;
   std::memcpy(&nccl_id, id.bytes.data(), sizeof(nccl_id));
-  LCAB_CP_NCCL_CHECK(ncclCommInitRank(&world_, world_size, nccl_id, rank));
-  LCAB_CP_NCCL_CHECK(ncclCommSplit(world_, 0, rank, &outer_, nullptr));
-  LCAB_CP_CUDA_CHECK(cudaMalloc(&scratch_, sizeof(double) * static_cast<size_t>(world_size)));
+  LCAB_NCCL_CHECK(ncclCommInitRank(&world_, world_size, nccl_id, rank));
+  LCAB_NCCL_CHECK(ncclCommSplit(world_, 0, rank, &outer_, nullptr));
+  LCAB_CUDA_CHECK(cudaMalloc(&scratch_, sizeof(double) * static_cast<size_t>(world_size)));
 }
 
 RankComms::~RankComms() {
@@ -70,7 +71,7 @@ void RankComms::prepare_groups(const std::vector<Group>& groups) {
     layers[layer].push_back(i);
     layer_ranks[layer].insert(missing[i].begin(), missing[i].end());
   }
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
   for (const std::vector<int>& layer : layers) {
     int color = NCCL_SPLIT_NOCOLOR;
     int key = 0;
@@ -85,7 +86,7 @@ void RankComms::prepare_groups(const std::vector<Group>& groups) {
         }
     }
     ncclComm_t comm = nullptr;
-    LCAB_CP_NCCL_CHECK(ncclCommSplit(world_, color, key, &comm, nullptr));
+    LCAB_NCCL_CHECK(ncclCommSplit(world_, color, key, &comm, nullptr));
     if (mine >= 0) groups_[missing[mine]] = comm;
   }
 }
@@ -99,29 +100,29 @@ ncclComm_t RankComms::group(const Group& group) const {
 }
 
 void RankComms::barrier(cudaStream_t stream) {
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
-  LCAB_CP_NCCL_CHECK(ncclAllReduce(scratch_, scratch_, 1, ncclFloat64, ncclSum, world_, stream));
-  LCAB_CP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_NCCL_CHECK(ncclAllReduce(scratch_, scratch_, 1, ncclFloat64, ncclSum, world_, stream));
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 double RankComms::max_over_ranks(double value, cudaStream_t stream) {
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
-  LCAB_CP_CUDA_CHECK(cudaMemcpyAsync(scratch_, &value, sizeof(double), cudaMemcpyHostToDevice, stream));
-  LCAB_CP_NCCL_CHECK(ncclAllReduce(scratch_, scratch_, 1, ncclFloat64, ncclMax, world_, stream));
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(scratch_, &value, sizeof(double), cudaMemcpyHostToDevice, stream));
+  LCAB_NCCL_CHECK(ncclAllReduce(scratch_, scratch_, 1, ncclFloat64, ncclMax, world_, stream));
   double result = 0;
-  LCAB_CP_CUDA_CHECK(cudaMemcpyAsync(&result, scratch_, sizeof(double), cudaMemcpyDeviceToHost, stream));
-  LCAB_CP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(&result, scratch_, sizeof(double), cudaMemcpyDeviceToHost, stream));
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;
 }
 
 std::vector<double> RankComms::gather_all(double value, cudaStream_t stream) {
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
-  LCAB_CP_CUDA_CHECK(cudaMemcpyAsync(scratch_ + rank_, &value, sizeof(double), cudaMemcpyHostToDevice, stream));
-  LCAB_CP_NCCL_CHECK(ncclAllGather(scratch_ + rank_, scratch_, 1, ncclFloat64, world_, stream));
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(scratch_ + rank_, &value, sizeof(double), cudaMemcpyHostToDevice, stream));
+  LCAB_NCCL_CHECK(ncclAllGather(scratch_ + rank_, scratch_, 1, ncclFloat64, world_, stream));
   std::vector<double> result(static_cast<size_t>(size_));
-  LCAB_CP_CUDA_CHECK(cudaMemcpyAsync(result.data(), scratch_, sizeof(double) * result.size(),
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(result.data(), scratch_, sizeof(double) * result.size(),
                                      cudaMemcpyDeviceToHost, stream));
-  LCAB_CP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;
 }
 

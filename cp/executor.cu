@@ -5,7 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cp/device_check.cuh"
+#include "cp/nccl_check.h"
+#include "kernels/cuda_check.h"
 #include "cp/tensor_ops.cuh"
 
 namespace lcab::cp {
@@ -75,7 +76,7 @@ struct RankExecutor::Impl {
 
   static void grow(DeviceScratch& scratch, int64_t bytes) { scratch.bytes = std::max(scratch.bytes, bytes); }
   void allocate(DeviceScratch& scratch) {
-    if (scratch.bytes > 0) LCAB_CP_CUDA_CHECK(cudaMalloc(&scratch.ptr, static_cast<size_t>(scratch.bytes)));
+    if (scratch.bytes > 0) LCAB_CUDA_CHECK(cudaMalloc(&scratch.ptr, static_cast<size_t>(scratch.bytes)));
   }
 
   void setup(const kernels::AttentionImpl& attention) {
@@ -86,7 +87,7 @@ struct RankExecutor::Impl {
                "schedule for " << schedule.gpus() << " GPUs run on a world of " << comms.size() << " ranks");
     dtype = memory.dtype();
     head_dim = schedule.config.workload.head_dim;
-    LCAB_CP_CUDA_CHECK(cudaSetDevice(comms.device()));
+    LCAB_CUDA_CHECK(cudaSetDevice(comms.device()));
     // Communicators first: a rank that fails to allocate below must not leave the others waiting in a split.
     comms.prepare_groups(collective_groups());
     for (const Buffer& b : schedule.buffers) buffers.push_back(&memory.bind(b));
@@ -94,19 +95,19 @@ struct RankExecutor::Impl {
     for (const Op& op : ops.ops) stream_used[static_cast<int>(op.stream)] = true;
     for (int s = 0; s < kNumStreams; ++s)
       if (stream_used[s]) {
-        LCAB_CP_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
-        LCAB_CP_CUDA_CHECK(cudaEventCreateWithFlags(&joined[s], cudaEventDisableTiming));
+        LCAB_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        LCAB_CUDA_CHECK(cudaEventCreateWithFlags(&joined[s], cudaEventDisableTiming));
       }
     const unsigned op_flags = options.record_timeline ? cudaEventDefault : cudaEventDisableTiming;
     op_done.resize(ops.ops.size());
-    for (cudaEvent_t& e : op_done) LCAB_CP_CUDA_CHECK(cudaEventCreateWithFlags(&e, op_flags));
+    for (cudaEvent_t& e : op_done) LCAB_CUDA_CHECK(cudaEventCreateWithFlags(&e, op_flags));
     if (options.record_timeline) {
       op_start.resize(ops.ops.size());
-      for (cudaEvent_t& e : op_start) LCAB_CP_CUDA_CHECK(cudaEventCreate(&e));
+      for (cudaEvent_t& e : op_start) LCAB_CUDA_CHECK(cudaEventCreate(&e));
     }
-    LCAB_CP_CUDA_CHECK(cudaEventCreate(&pass_start));
-    LCAB_CP_CUDA_CHECK(cudaEventCreate(&pass_end));
-    LCAB_CP_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    LCAB_CUDA_CHECK(cudaEventCreate(&pass_start));
+    LCAB_CUDA_CHECK(cudaEventCreate(&pass_end));
+    LCAB_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
 
     prepare_plans(attention);
     size_a2a_staging();
@@ -214,12 +215,12 @@ struct RankExecutor::Impl {
   // ---- playing the ops ------------------------------------------------------------------------------------------
 
   void enqueue(cudaStream_t origin) {
-    LCAB_CP_CUDA_CHECK(cudaSetDevice(comms.device()));
-    LCAB_CP_CUDA_CHECK(cudaEventRecord(pass_start, origin));
+    LCAB_CUDA_CHECK(cudaSetDevice(comms.device()));
+    LCAB_CUDA_CHECK(cudaEventRecord(pass_start, origin));
     reset_buffers(origin);
-    LCAB_CP_CUDA_CHECK(cudaEventRecord(ready, origin));
+    LCAB_CUDA_CHECK(cudaEventRecord(ready, origin));
     for (int s = 0; s < kNumStreams; ++s)
-      if (stream_used[s]) LCAB_CP_CUDA_CHECK(cudaStreamWaitEvent(streams[s], ready, 0));
+      if (stream_used[s]) LCAB_CUDA_CHECK(cudaStreamWaitEvent(streams[s], ready, 0));
     const int n = static_cast<int>(ops.ops.size());
     for (int k = 0; k < n;) {
       const Op& op = ops.ops[k];
@@ -239,10 +240,10 @@ struct RankExecutor::Impl {
     }
     for (int s = 0; s < kNumStreams; ++s)
       if (stream_used[s]) {
-        LCAB_CP_CUDA_CHECK(cudaEventRecord(joined[s], streams[s]));
-        LCAB_CP_CUDA_CHECK(cudaStreamWaitEvent(origin, joined[s], 0));
+        LCAB_CUDA_CHECK(cudaEventRecord(joined[s], streams[s]));
+        LCAB_CUDA_CHECK(cudaStreamWaitEvent(origin, joined[s], 0));
       }
-    LCAB_CP_CUDA_CHECK(cudaEventRecord(pass_end, origin));
+    LCAB_CUDA_CHECK(cudaEventRecord(pass_end, origin));
   }
 
   void reset_buffers(cudaStream_t stream) {
@@ -259,11 +260,11 @@ struct RankExecutor::Impl {
   void begin_op(int k) {
     const Op& op = ops.ops[k];
     cudaStream_t stream = stream_of(op);
-    for (int32_t dep : ops.deps(k)) LCAB_CP_CUDA_CHECK(cudaStreamWaitEvent(stream, op_done.at(dep), 0));
-    if (options.record_timeline) LCAB_CP_CUDA_CHECK(cudaEventRecord(op_start[k], stream));
+    for (int32_t dep : ops.deps(k)) LCAB_CUDA_CHECK(cudaStreamWaitEvent(stream, op_done.at(dep), 0));
+    if (options.record_timeline) LCAB_CUDA_CHECK(cudaEventRecord(op_start[k], stream));
   }
 
-  void end_op(int k) { LCAB_CP_CUDA_CHECK(cudaEventRecord(op_done[k], stream_of(ops.ops[k]))); }
+  void end_op(int k) { LCAB_CUDA_CHECK(cudaEventRecord(op_done[k], stream_of(ops.ops[k]))); }
 
   void play(int k) {
     const Op& op = ops.ops[k];
@@ -332,15 +333,15 @@ struct RankExecutor::Impl {
     // The kernel reads lse as [heads][rows]: the buffer's rows when the item covers them all, else a copy.
     const float* item_lse = static_cast<const float*>(lse.primary_at(0, item.q_rows.begin));
     if (rows != lse.desc.tokens) {
-      LCAB_CP_CUDA_CHECK(cudaMemcpy2DAsync(partial_lse.ptr, rows * sizeof(float), item_lse,
+      LCAB_CUDA_CHECK(cudaMemcpy2DAsync(partial_lse.ptr, rows * sizeof(float), item_lse,
                                            lse.desc.tokens * sizeof(float), rows * sizeof(float), heads,
                                            cudaMemcpyDeviceToDevice, stream));
       item_lse = static_cast<const float*>(partial_lse.ptr);
     }
     // Keys or rows the kernel has no work for need not be written by it: start from zero.
-    LCAB_CP_CUDA_CHECK(cudaMemsetAsync(partial_dk.ptr, 0, k_rows * kv.row_elements() * eb, stream));
-    LCAB_CP_CUDA_CHECK(cudaMemsetAsync(partial_dv.ptr, 0, k_rows * kv.row_elements() * eb, stream));
-    LCAB_CP_CUDA_CHECK(cudaMemsetAsync(partial_dq.ptr, 0, rows * q.row_elements() * eb, stream));
+    LCAB_CUDA_CHECK(cudaMemsetAsync(partial_dk.ptr, 0, k_rows * kv.row_elements() * eb, stream));
+    LCAB_CUDA_CHECK(cudaMemsetAsync(partial_dv.ptr, 0, k_rows * kv.row_elements() * eb, stream));
+    LCAB_CUDA_CHECK(cudaMemsetAsync(partial_dq.ptr, 0, rows * q.row_elements() * eb, stream));
 
     kernels::BackwardArgs args;
     args.q = q.primary_at(0, item.q_rows.begin);
@@ -438,7 +439,7 @@ struct RankExecutor::Impl {
   void play_p2p_group(int first, int last) {
     for (int k = first; k <= last; ++k) begin_op(k);
     const ncclComm_t comm = comms.p2p(channel_of(ops.ops[first].stream));
-    LCAB_CP_NCCL_CHECK(ncclGroupStart());
+    LCAB_NCCL_CHECK(ncclGroupStart());
     for (int k = first; k <= last; ++k) {
       const Op& op = ops.ops[k];
       const CommOp& c = ops.comms.at(op.index);
@@ -448,11 +449,11 @@ struct RankExecutor::Impl {
       for (int t = 0; t < b.desc.tensors; ++t) {
         void* ptr = b.primary_at(t, region.row_begin);
         const size_t bytes = static_cast<size_t>(region_tensor_bytes(region));
-        if (op.kind == OpKind::kSend) LCAB_CP_NCCL_CHECK(ncclSend(ptr, bytes, ncclChar, c.peer, comm, stream_of(op)));
-        else LCAB_CP_NCCL_CHECK(ncclRecv(ptr, bytes, ncclChar, c.peer, comm, stream_of(op)));
+        if (op.kind == OpKind::kSend) LCAB_NCCL_CHECK(ncclSend(ptr, bytes, ncclChar, c.peer, comm, stream_of(op)));
+        else LCAB_NCCL_CHECK(ncclRecv(ptr, bytes, ncclChar, c.peer, comm, stream_of(op)));
       }
     }
-    LCAB_CP_NCCL_CHECK(ncclGroupEnd());
+    LCAB_NCCL_CHECK(ncclGroupEnd());
     for (int k = first; k <= last; ++k) {
       const Op& op = ops.ops[k];
       if (op.kind == OpKind::kRecv) refresh_copies(ops.comms[op.index].dst, stream_of(op));
@@ -478,11 +479,11 @@ struct RankExecutor::Impl {
     member_index(g);
     check_chunk(c, src.desc.tensors * region_tensor_bytes(c.src), "all-gather");
     const ncclComm_t comm = comms.group(g);
-    LCAB_CP_NCCL_CHECK(ncclGroupStart());
+    LCAB_NCCL_CHECK(ncclGroupStart());
     for (int t = 0; t < src.desc.tensors; ++t)
-      LCAB_CP_NCCL_CHECK(ncclAllGather(src.primary_at(t, c.src.row_begin), dst.primary_at(t, c.dst.row_begin),
+      LCAB_NCCL_CHECK(ncclAllGather(src.primary_at(t, c.src.row_begin), dst.primary_at(t, c.dst.row_begin),
                                        static_cast<size_t>(region_tensor_bytes(c.src)), ncclChar, comm, stream));
-    LCAB_CP_NCCL_CHECK(ncclGroupEnd());
+    LCAB_NCCL_CHECK(ncclGroupEnd());
     refresh_copies(c.dst, stream);
   }
 
@@ -497,11 +498,11 @@ struct RankExecutor::Impl {
     check_chunk(c, dst.desc.tensors * region_tensor_bytes(c.dst), "reduce-scatter");
     const ncclComm_t comm = comms.group(g);
     const size_t count = static_cast<size_t>(c.dst.rows * dst.row_elements());
-    LCAB_CP_NCCL_CHECK(ncclGroupStart());
+    LCAB_NCCL_CHECK(ncclGroupStart());
     for (int t = 0; t < src.desc.tensors; ++t)
-      LCAB_CP_NCCL_CHECK(ncclReduceScatter(src.primary_at(t, c.src.row_begin), dst.primary_at(t, c.dst.row_begin),
+      LCAB_NCCL_CHECK(ncclReduceScatter(src.primary_at(t, c.src.row_begin), dst.primary_at(t, c.dst.row_begin),
                                            count, nccl_type_of(src.type), ncclSum, comm, stream));
-    LCAB_CP_NCCL_CHECK(ncclGroupEnd());
+    LCAB_NCCL_CHECK(ncclGroupEnd());
     refresh_copies(c.dst, stream);
   }
 
@@ -565,14 +566,14 @@ struct RankExecutor::Impl {
       // receive side: straight into the destination when nothing is left to do
       const bool direct = c.layout != A2ALayout::kHeadToSeq && dst.type == wire;
       void* recv = direct ? dst.primary_at(t, c.dst.row_begin) : a2a_recv.ptr;
-      LCAB_CP_NCCL_CHECK(ncclGroupStart());
+      LCAB_NCCL_CHECK(ncclGroupStart());
       for (int64_t j = 0; j < members; ++j) {
-        LCAB_CP_NCCL_CHECK(ncclSend(static_cast<const char*>(send) + j * chunk_bytes, chunk_bytes, ncclChar,
+        LCAB_NCCL_CHECK(ncclSend(static_cast<const char*>(send) + j * chunk_bytes, chunk_bytes, ncclChar,
                                     static_cast<int>(j), comm, stream));
-        LCAB_CP_NCCL_CHECK(ncclRecv(static_cast<char*>(recv) + j * chunk_bytes, chunk_bytes, ncclChar,
+        LCAB_NCCL_CHECK(ncclRecv(static_cast<char*>(recv) + j * chunk_bytes, chunk_bytes, ncclChar,
                                     static_cast<int>(j), comm, stream));
       }
-      LCAB_CP_NCCL_CHECK(ncclGroupEnd());
+      LCAB_NCCL_CHECK(ncclGroupEnd());
       if (direct) continue;
       const void* received = recv;
       if (c.layout == A2ALayout::kHeadToSeq) {
@@ -589,7 +590,7 @@ struct RankExecutor::Impl {
 
   double elapsed_ms(cudaEvent_t from, cudaEvent_t to) const {
     float ms = 0;
-    LCAB_CP_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+    LCAB_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
     return ms;
   }
 };
@@ -608,13 +609,13 @@ RankExecutor::~RankExecutor() = default;
 void RankExecutor::enqueue(cudaStream_t origin) { impl_->enqueue(origin); }
 
 double RankExecutor::last_pass_ms() const {
-  LCAB_CP_CUDA_CHECK(cudaEventSynchronize(impl_->pass_end));
+  LCAB_CUDA_CHECK(cudaEventSynchronize(impl_->pass_end));
   return impl_->elapsed_ms(impl_->pass_start, impl_->pass_end);
 }
 
 std::vector<OpInterval> RankExecutor::last_timeline() const {
   LCAB_CHECK(impl_->options.record_timeline, "this executor records no timeline (ExecutorOptions::record_timeline)");
-  LCAB_CP_CUDA_CHECK(cudaEventSynchronize(impl_->pass_end));
+  LCAB_CUDA_CHECK(cudaEventSynchronize(impl_->pass_end));
   std::vector<OpInterval> timeline;
   for (size_t k = 0; k < impl_->ops.ops.size(); ++k) {
     const Op& op = impl_->ops.ops[k];

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "cp/device_check.cuh"
+#include "kernels/cuda_check.h"
 
 #if LCAB_HAVE_MPI
 #include <mpi.h>
@@ -66,11 +66,11 @@ int visible_gpu_count() {
   return devices;
 }
 
-void set_current_device(int device) { LCAB_CP_CUDA_CHECK(cudaSetDevice(device)); }
+void set_current_device(int device) { LCAB_CUDA_CHECK(cudaSetDevice(device)); }
 
 void run_thread_per_gpu(int gpus, const std::function<void(RankComms&)>& body) {
   int devices = 0;
-  LCAB_CP_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  LCAB_CUDA_CHECK(cudaGetDeviceCount(&devices));
   LCAB_CHECK(gpus >= 1 && gpus <= devices, "a thread-per-GPU run on " << gpus << " GPUs; this machine has "
                                                                       << devices);
   const CommUniqueId id = new_unique_id();
@@ -82,7 +82,7 @@ void run_thread_per_gpu(int gpus, const std::function<void(RankComms&)>& body) {
       try {
         RankComms comms(rank, gpus, rank, id);
         body(comms);
-        LCAB_CP_CUDA_CHECK(cudaDeviceSynchronize());
+        LCAB_CUDA_CHECK(cudaDeviceSynchronize());
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mutex);
         std::fprintf(stderr, "rank %d: %s\n", rank, e.what());

@@ -4,7 +4,7 @@
 #include <cuda_fp16.h>
 
 
-#include "cp/device_check.cuh"
+#include "kernels/cuda_check.h"
 
 namespace lcab::cp {
 namespace {
@@ -67,22 +67,22 @@ DeviceBuffer& RankMemory::bind(const Buffer& desc) {
   buffer->desc = desc;
   const bool lse = desc.role == BufferRole::kLse;
   buffer->type = (lse || desc.element_bytes == 4) ? ElementType::kFp32 : dtype_;
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
   const size_t elements = static_cast<size_t>(total_elements(desc));
   const size_t primary_bytes = elements * static_cast<size_t>(element_bytes(buffer->type));
   if (primary_bytes > 0) {
-    LCAB_CP_CUDA_CHECK(cudaMalloc(&buffer->primary, primary_bytes));
-    LCAB_CP_CUDA_CHECK(cudaMemset(buffer->primary, 0, primary_bytes));
+    LCAB_CUDA_CHECK(cudaMalloc(&buffer->primary, primary_bytes));
+    LCAB_CUDA_CHECK(cudaMemset(buffer->primary, 0, primary_bytes));
     allocated_bytes_ += static_cast<int64_t>(primary_bytes);
   }
   if (is_accumulator(desc.role) && buffer->type != ElementType::kFp32 && elements > 0) {
-    LCAB_CP_CUDA_CHECK(cudaMalloc(&buffer->shadow, elements * sizeof(float)));
-    LCAB_CP_CUDA_CHECK(cudaMemset(buffer->shadow, 0, elements * sizeof(float)));
+    LCAB_CUDA_CHECK(cudaMalloc(&buffer->shadow, elements * sizeof(float)));
+    LCAB_CUDA_CHECK(cudaMemset(buffer->shadow, 0, elements * sizeof(float)));
     allocated_bytes_ += static_cast<int64_t>(elements * sizeof(float));
   }
   if (desc.role == BufferRole::kOut && buffer->type == ElementType::kFp32 && elements > 0) {
-    LCAB_CP_CUDA_CHECK(cudaMalloc(&buffer->narrow, elements * element_bytes(dtype_)));
-    LCAB_CP_CUDA_CHECK(cudaMemset(buffer->narrow, 0, elements * element_bytes(dtype_)));
+    LCAB_CUDA_CHECK(cudaMalloc(&buffer->narrow, elements * element_bytes(dtype_)));
+    LCAB_CUDA_CHECK(cudaMemset(buffer->narrow, 0, elements * element_bytes(dtype_)));
     allocated_bytes_ += static_cast<int64_t>(elements * element_bytes(dtype_));
   }
   buffer->dtype = dtype_;
@@ -106,14 +106,14 @@ std::vector<float> RankMemory::download(const std::string& name, int tensor) {
   LCAB_CHECK(tensor >= 0 && tensor < b.desc.tensors, "buffer '" << name << "' has no tensor " << tensor);
   const int64_t count = b.is_lse() ? b.desc.tokens * b.desc.heads : b.tensor_elements();
   std::vector<float> values(static_cast<size_t>(count));
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
-  LCAB_CP_CUDA_CHECK(cudaDeviceSynchronize());
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_CUDA_CHECK(cudaDeviceSynchronize());
   if (b.type == ElementType::kFp32) {
-    LCAB_CP_CUDA_CHECK(cudaMemcpy(values.data(), b.primary_at(tensor, 0), count * sizeof(float),
+    LCAB_CUDA_CHECK(cudaMemcpy(values.data(), b.primary_at(tensor, 0), count * sizeof(float),
                                   cudaMemcpyDeviceToHost));
   } else {
     std::vector<uint16_t> bits(values.size());
-    LCAB_CP_CUDA_CHECK(cudaMemcpy(bits.data(), b.primary_at(tensor, 0), count * 2, cudaMemcpyDeviceToHost));
+    LCAB_CUDA_CHECK(cudaMemcpy(bits.data(), b.primary_at(tensor, 0), count * 2, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < bits.size(); ++i) values[i] = bits_to_float(bits[i], b.type);
   }
   return values;
@@ -125,17 +125,17 @@ void RankMemory::upload(const std::string& name, int tensor, const std::vector<f
   const int64_t count = b.is_lse() ? b.desc.tokens * b.desc.heads : b.tensor_elements();
   LCAB_CHECK(static_cast<int64_t>(values.size()) == count,
              "upload to '" << name << "' of " << values.size() << " values; it holds " << count);
-  LCAB_CP_CUDA_CHECK(cudaSetDevice(device_));
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
   if (b.type == ElementType::kFp32) {
-    LCAB_CP_CUDA_CHECK(cudaMemcpy(b.primary_at(tensor, 0), values.data(), count * sizeof(float),
+    LCAB_CUDA_CHECK(cudaMemcpy(b.primary_at(tensor, 0), values.data(), count * sizeof(float),
                                   cudaMemcpyHostToDevice));
   } else {
     std::vector<uint16_t> bits(values.size());
     for (size_t i = 0; i < bits.size(); ++i) bits[i] = float_to_bits(values[i], b.type);
-    LCAB_CP_CUDA_CHECK(cudaMemcpy(b.primary_at(tensor, 0), bits.data(), count * 2, cudaMemcpyHostToDevice));
+    LCAB_CUDA_CHECK(cudaMemcpy(b.primary_at(tensor, 0), bits.data(), count * 2, cudaMemcpyHostToDevice));
   }
   if (b.shadow)
-    LCAB_CP_CUDA_CHECK(cudaMemcpy(b.shadow_at(tensor, 0), values.data(), count * sizeof(float),
+    LCAB_CUDA_CHECK(cudaMemcpy(b.shadow_at(tensor, 0), values.data(), count * sizeof(float),
                                   cudaMemcpyHostToDevice));
 }
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cp/device_check.cuh"
+#include "kernels/cuda_check.h"
 
 namespace lcab::cp {
 namespace {
@@ -157,30 +157,30 @@ void merge_partial_attention(const MergeArgs& args, cudaStream_t stream) {
   if (warps == 0) return;
   const int64_t blocks = (warps * 32 + kThreads - 1) / kThreads;
   merge_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(args);
-  LCAB_CP_CUDA_CHECK(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 void accumulate(const AccumulateArgs& args, cudaStream_t stream) {
   if (args.count == 0) return;
   accumulate_kernel<<<grid_for(args.count), kThreads, 0, stream>>>(args);
-  LCAB_CP_CUDA_CHECK(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 void fill(void* dst, ElementType type, int64_t count, float value, cudaStream_t stream) {
   if (count == 0) return;
   if (value == 0.f) {
-    LCAB_CP_CUDA_CHECK(cudaMemsetAsync(dst, 0, static_cast<size_t>(count) * element_bytes(type), stream));
+    LCAB_CUDA_CHECK(cudaMemsetAsync(dst, 0, static_cast<size_t>(count) * element_bytes(type), stream));
     return;
   }
   fill_kernel<<<grid_for(count), kThreads, 0, stream>>>(dst, type, count, value);
-  LCAB_CP_CUDA_CHECK(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 void convert(const void* src, ElementType src_type, void* dst, ElementType dst_type, int64_t count,
              cudaStream_t stream) {
   if (count == 0) return;
   convert_kernel<<<grid_for(count), kThreads, 0, stream>>>(src, src_type, dst, dst_type, count);
-  LCAB_CP_CUDA_CHECK(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 void pack_head_blocks(const void* src, void* dst, const HeadBlocks& blocks, int64_t tokens, int64_t head_dim,
@@ -196,7 +196,7 @@ void pack_head_blocks(const void* src, void* dst, const HeadBlocks& blocks, int6
                         stream>>>(static_cast<const Unit*>(src), static_cast<Unit*>(dst), blocks.group,
                                   blocks.heads, blocks.block_heads(), tokens, units_per_head);
   });
-  LCAB_CP_CUDA_CHECK(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 void unpack_head_blocks(const void* src, void* dst, const HeadBlocks& blocks, int64_t tokens, int64_t head_dim,
@@ -219,7 +219,7 @@ void unpack_head_blocks(const void* src, void* dst, const HeadBlocks& blocks, in
     unpack_sum_kernel<<<grid_for(count), kThreads, 0, stream>>>(src, dst, type, blocks.group, blocks.heads, tokens,
                                                                 head_dim);
   }
-  LCAB_CP_CUDA_CHECK(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace lcab::cp

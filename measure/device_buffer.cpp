@@ -2,12 +2,12 @@
 
 #include <utility>
 
-#include "measure/cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace lcab::measure {
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) LCAB_MEASURE_CUDA(cudaMalloc(&data_, bytes));
+  if (bytes > 0) LCAB_CUDA_CHECK(cudaMalloc(&data_, bytes));
 }
 
 DeviceBuffer::~DeviceBuffer() {

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "measure/cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace lcab::measure {
 
@@ -30,14 +30,14 @@ std::string kernel_module_driver_version() {
 
 DeviceInfo query_device_info(int device) {
   cudaDeviceProp props{};
-  LCAB_MEASURE_CUDA(cudaGetDeviceProperties(&props, device));
+  LCAB_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
   DeviceInfo info;
   info.name = props.name;
   info.sms = props.multiProcessorCount;
   info.driver = kernel_module_driver_version();
   if (info.driver.empty()) {
     int version = 0;
-    LCAB_MEASURE_CUDA(cudaDriverGetVersion(&version));
+    LCAB_CUDA_CHECK(cudaDriverGetVersion(&version));
     info.driver = "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
   }
   return info;

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "measure/cuda_check.h"
+#include "kernels/cuda_check.h"
 #include "measure/cupti_tracer.h"
 
 namespace lcab::measure {
@@ -12,9 +12,9 @@ namespace lcab::measure {
 namespace {
 size_t flush_bytes() {
   int device = 0;
-  LCAB_MEASURE_CUDA(cudaGetDevice(&device));
+  LCAB_CUDA_CHECK(cudaGetDevice(&device));
   int l2_bytes = 0;
-  LCAB_MEASURE_CUDA(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+  LCAB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   return std::max<size_t>(2 * static_cast<size_t>(l2_bytes), size_t{32} << 20);
 }
 
@@ -22,7 +22,7 @@ size_t flush_bytes() {
 class EventPairs {
  public:
   explicit EventPairs(int count) : events_(2 * static_cast<size_t>(count), nullptr) {
-    for (cudaEvent_t& e : events_) LCAB_MEASURE_CUDA(cudaEventCreate(&e));
+    for (cudaEvent_t& e : events_) LCAB_CUDA_CHECK(cudaEventCreate(&e));
   }
   ~EventPairs() {
     for (cudaEvent_t e : events_) {
@@ -40,7 +40,7 @@ class EventPairs {
 L2Flusher::L2Flusher() : buffer_(flush_bytes()) {}
 
 void L2Flusher::flush(cudaStream_t stream) const {
-  LCAB_MEASURE_CUDA(cudaMemsetAsync(buffer_.get(), 0x5a, buffer_.bytes(), stream));
+  LCAB_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0x5a, buffer_.bytes(), stream));
 }
 
 TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const TimingOptions& options,
@@ -51,8 +51,8 @@ TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const T
     flusher.flush(stream);
     region(stream);
   }
-  LCAB_MEASURE_CUDA(cudaStreamSynchronize(stream));
-  LCAB_MEASURE_CUDA(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  LCAB_CUDA_CHECK(cudaGetLastError());
 
   EventPairs events(options.reps);
   TimedRegion timed;
@@ -60,12 +60,12 @@ TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const T
   try {
     for (int n = 0; n < options.reps; ++n) {
       flusher.flush(stream);
-      LCAB_MEASURE_CUDA(cudaEventRecord(events.start(n), stream));
+      LCAB_CUDA_CHECK(cudaEventRecord(events.start(n), stream));
       region(stream);
-      LCAB_MEASURE_CUDA(cudaEventRecord(events.stop(n), stream));
+      LCAB_CUDA_CHECK(cudaEventRecord(events.stop(n), stream));
     }
-    LCAB_MEASURE_CUDA(cudaStreamSynchronize(stream));
-    LCAB_MEASURE_CUDA(cudaGetLastError());
+    LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    LCAB_CUDA_CHECK(cudaGetLastError());
   } catch (...) {
     if (tracer && tracer->running()) {
       cudaDeviceSynchronize();
@@ -80,7 +80,7 @@ TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const T
   if (tracer) timed.activities = tracer->stop();
   for (int n = 0; n < options.reps; ++n) {
     float ms = 0;
-    LCAB_MEASURE_CUDA(cudaEventElapsedTime(&ms, events.start(n), events.stop(n)));
+    LCAB_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(n), events.stop(n)));
     timed.region_ms.push_back(ms);
   }
   return timed;
@@ -88,11 +88,11 @@ TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const T
 
 int64_t device_memory_used_bytes() {
   size_t free_bytes = 0, total_bytes = 0;
-  LCAB_MEASURE_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  LCAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   return static_cast<int64_t>(total_bytes - free_bytes);
 }
 
-Stream::Stream() { LCAB_MEASURE_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+Stream::Stream() { LCAB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
 
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);

@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "measure/cuda_check.h"
+#include "kernels/cuda_check.h"
 #include "measure/cupti_tracer.h"
 #include "measure/device_buffer.h"
 #include "measure/random_fill.h"
@@ -47,7 +47,7 @@ AttentionTensors allocate_tensors(const kernels::AttentionProblem& p, bool backw
 bool context_still_usable() {
   const cudaError_t sync = cudaDeviceSynchronize();
   (void)cudaGetLastError();
-  return !is_sticky_cuda_error(sync);
+  return !kernels::is_sticky_cuda_error(sync);
 }
 
 }  // namespace
@@ -71,11 +71,11 @@ KernelBenchResult measure_kernel_point(const kernels::AttentionImpl& impl, const
       m.error = support.reason.empty() ? "not supported by " + point.impl : support.reason;
       return result;
     }
-    LCAB_MEASURE_CUDA(cudaDeviceSynchronize());
+    LCAB_CUDA_CHECK(cudaDeviceSynchronize());
     const int64_t baseline_bytes = device_memory_used_bytes();
     AttentionTensors t = allocate_tensors(problem, backward, stream);
     std::unique_ptr<kernels::AttentionPlan> plan = impl.prepare(problem);
-    LCAB_MEASURE_CUDA(cudaStreamSynchronize(stream));
+    LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     int64_t peak_bytes = device_memory_used_bytes();
 
     kernels::ForwardArgs fwd{t.q.get(), t.k.get(), t.v.get(), t.out.get(), t.lse.as<float>(), stream};
@@ -105,7 +105,7 @@ KernelBenchResult measure_kernel_point(const kernels::AttentionImpl& impl, const
     m.status = "oom";
     m.error = e.what();
     result.context_poisoned = !context_still_usable();
-  } catch (const CudaContextPoisoned& e) {
+  } catch (const kernels::CudaContextPoisoned& e) {
     m.status = "error";
     m.error = e.what();
     result.context_poisoned = true;

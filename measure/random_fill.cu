@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "measure/cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace lcab::measure {
 
@@ -43,7 +43,7 @@ void launch_fill(T* data, int64_t count, uint64_t seed, float scale, cudaStream_
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((count + threads - 1) / threads, 65536);
   fill_kernel<T><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(data, count, seed, scale);
-  LCAB_MEASURE_CUDA(cudaGetLastError());
+  LCAB_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace

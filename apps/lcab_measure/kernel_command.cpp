@@ -11,7 +11,7 @@
 #include "apps/lcab_measure/commands.h"
 #include "apps/lcab_measure/summary.h"
 #include "kernels/attention.h"
-#include "measure/cuda_check.h"
+#include "kernels/cuda_check.h"
 #include "measure/device_info.h"
 #include "measure/kernel_bench.h"
 #include "measure/progress.h"
@@ -88,7 +88,7 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
   for (const std::string& problem : recorded.problems()) std::cerr << "lcab-measure kernel: skipping " << problem << "\n";
   LCAB_CHECK(measure::cuda_device_count() > device, "--device " << device << ": this machine has "
                                                                  << measure::cuda_device_count() << " CUDA GPUs");
-  LCAB_MEASURE_CUDA(cudaSetDevice(device));
+  LCAB_CUDA_CHECK(cudaSetDevice(device));
   const DeviceInfo device_info = measure::query_device_info(device);
   const nlohmann::json meta = make_meta(argc, argv);
   std::unique_ptr<RecordWriter> writer;

@@ -1,6 +1,6 @@
 // All-gather: `bytes` is the gathered output; every rank contributes bytes / n. busbw = algbw * (n - 1) / n.
 #include "measure/comm/collective.h"
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -18,7 +18,7 @@ class AllGather final : public Collective {
   void run(const void* send, void* recv, size_t bytes, int, int ranks, ncclComm_t comm,
            cudaStream_t stream) const override {
     const size_t count = bytes / static_cast<size_t>(ranks) / kCommElementBytes;
-    LCAB_NCCL(ncclAllGather(send, recv, count, ncclBfloat16, comm, stream));
+    LCAB_NCCL_CHECK(ncclAllGather(send, recv, count, ncclBfloat16, comm, stream));
   }
 };
 }  // namespace

@@ -1,6 +1,6 @@
 // All-reduce (sum) of a `bytes` buffer. busbw = algbw * 2 (n - 1) / n.
 #include "measure/comm/collective.h"
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -15,7 +15,7 @@ class AllReduce final : public Collective {
   bool splits_over_ranks() const override { return false; }
   void run(const void* send, void* recv, size_t bytes, int, int, ncclComm_t comm,
            cudaStream_t stream) const override {
-    LCAB_NCCL(ncclAllReduce(send, recv, bytes / kCommElementBytes, ncclBfloat16, ncclSum, comm, stream));
+    LCAB_NCCL_CHECK(ncclAllReduce(send, recv, bytes / kCommElementBytes, ncclBfloat16, ncclSum, comm, stream));
   }
 };
 }  // namespace

@@ -1,6 +1,6 @@
 // All-to-all: rank i sends its j-th share to rank j (grouped send/recv). busbw = algbw * (n - 1) / n.
 #include "measure/comm/collective.h"
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -17,12 +17,12 @@ class AllToAll final : public Collective {
            cudaStream_t stream) const override {
     const size_t share = bytes / static_cast<size_t>(ranks);
     const size_t count = share / kCommElementBytes;
-    LCAB_NCCL(ncclGroupStart());
+    LCAB_NCCL_CHECK(ncclGroupStart());
     for (int peer = 0; peer < ranks; ++peer) {
-      LCAB_NCCL(ncclSend(static_cast<const char*>(send) + peer * share, count, ncclBfloat16, peer, comm, stream));
-      LCAB_NCCL(ncclRecv(static_cast<char*>(recv) + peer * share, count, ncclBfloat16, peer, comm, stream));
+      LCAB_NCCL_CHECK(ncclSend(static_cast<const char*>(send) + peer * share, count, ncclBfloat16, peer, comm, stream));
+      LCAB_NCCL_CHECK(ncclRecv(static_cast<char*>(recv) + peer * share, count, ncclBfloat16, peer, comm, stream));
     }
-    LCAB_NCCL(ncclGroupEnd());
+    LCAB_NCCL_CHECK(ncclGroupEnd());
   }
 };
 }  // namespace

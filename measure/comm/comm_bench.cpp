@@ -7,8 +7,8 @@
 #include <cuda_runtime_api.h>
 
 #include "measure/comm/nccl_bootstrap.h"
-#include "measure/comm/nccl_check.h"
-#include "measure/cuda_check.h"
+#include "cp/nccl_check.h"
+#include "kernels/cuda_check.h"
 #include "measure/device_buffer.h"
 #include "measure/gpu_timing.h"
 #include "measure/random_fill.h"
@@ -39,20 +39,20 @@ CommResult time_one(const Collective& op, int64_t requested_bytes, const CommSwe
   const size_t bytes = op.round_bytes(static_cast<size_t>(requested_bytes), group_size);
   auto call = [&] { op.run(send.get(), recv.get(), bytes, group_rank, group_size, group, stream); };
   for (int n = 0; n < options.warmup; ++n) call();
-  LCAB_MEASURE_CUDA(cudaStreamSynchronize(stream));
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   std::vector<cudaEvent_t> events(2 * static_cast<size_t>(options.iters));
-  for (cudaEvent_t& e : events) LCAB_MEASURE_CUDA(cudaEventCreate(&e));
+  for (cudaEvent_t& e : events) LCAB_CUDA_CHECK(cudaEventCreate(&e));
   std::vector<float> local_ms(options.iters);
   try {
     for (int n = 0; n < options.iters; ++n) {
-      LCAB_MEASURE_CUDA(cudaEventRecord(events[2 * n], stream));
+      LCAB_CUDA_CHECK(cudaEventRecord(events[2 * n], stream));
       call();
-      LCAB_MEASURE_CUDA(cudaEventRecord(events[2 * n + 1], stream));
+      LCAB_CUDA_CHECK(cudaEventRecord(events[2 * n + 1], stream));
     }
-    LCAB_MEASURE_CUDA(cudaStreamSynchronize(stream));
+    LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int n = 0; n < options.iters; ++n) {
-      LCAB_MEASURE_CUDA(cudaEventElapsedTime(&local_ms[n], events[2 * n], events[2 * n + 1]));
+      LCAB_CUDA_CHECK(cudaEventElapsedTime(&local_ms[n], events[2 * n], events[2 * n + 1]));
     }
   } catch (...) {
     for (cudaEvent_t e : events) cudaEventDestroy(e);
@@ -61,12 +61,12 @@ CommResult time_one(const Collective& op, int64_t requested_bytes, const CommSwe
   for (cudaEvent_t e : events) cudaEventDestroy(e);
 
   // The slowest rank's time of every iteration.
-  LCAB_MEASURE_CUDA(cudaMemcpyAsync(times.get(), local_ms.data(), local_ms.size() * sizeof(float),
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(times.get(), local_ms.data(), local_ms.size() * sizeof(float),
                                     cudaMemcpyHostToDevice, stream));
-  LCAB_NCCL(ncclAllReduce(times.get(), times.get(), local_ms.size(), ncclFloat32, ncclMax, world, stream));
-  LCAB_MEASURE_CUDA(cudaMemcpyAsync(local_ms.data(), times.get(), local_ms.size() * sizeof(float),
+  LCAB_NCCL_CHECK(ncclAllReduce(times.get(), times.get(), local_ms.size(), ncclFloat32, ncclMax, world, stream));
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(local_ms.data(), times.get(), local_ms.size() * sizeof(float),
                                     cudaMemcpyDeviceToHost, stream));
-  LCAB_MEASURE_CUDA(cudaStreamSynchronize(stream));
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
 
   CommResult result;
   result.op = op.name();
@@ -90,7 +90,7 @@ std::vector<CommResult> run_comm_sweep_rank(const CollectiveRegistry& registry, 
   LCAB_CHECK(!options.sizes.empty() && !options.ops.empty() && !options.groups.empty(),
              "nothing to measure: no sizes, operations or group layouts");
   for (const GroupLayout& layout : options.groups) layout.validate(world_size);
-  LCAB_MEASURE_CUDA(cudaSetDevice(device));
+  LCAB_CUDA_CHECK(cudaSetDevice(device));
 
   std::vector<const Collective*> ops;
   for (const std::string& name : options.ops) ops.push_back(&registry.find(name));
@@ -117,7 +117,7 @@ std::vector<CommResult> run_comm_sweep_rank(const CollectiveRegistry& registry, 
     const int group_rank = layout.rank_in_group(rank, world_size);
     ncclComm_t split = nullptr;
     if (layout.kind != GroupLayout::Kind::kWorld) {
-      LCAB_NCCL(ncclCommSplit(world, layout.color(rank, world_size), group_rank, &split, nullptr));
+      LCAB_NCCL_CHECK(ncclCommSplit(world, layout.color(rank, world_size), group_rank, &split, nullptr));
     }
     OwnedComm group_comm(split);
     ncclComm_t group = split ? split : world;
@@ -166,10 +166,10 @@ std::vector<CommResult> run_comm_sweep_process(const CollectiveRegistry& registr
                                                const RankEnvironment& env, const std::string& id_file,
                                                double id_timeout_s) {
   disable_nvls_unless_set();
-  LCAB_MEASURE_CUDA(cudaSetDevice(env.local_rank));
+  LCAB_CUDA_CHECK(cudaSetDevice(env.local_rank));
   const ncclUniqueId id = share_unique_id(env, id_file, id_timeout_s);
   ncclComm_t world = nullptr;
-  LCAB_NCCL(ncclCommInitRank(&world, env.world_size, id, env.rank));
+  LCAB_NCCL_CHECK(ncclCommInitRank(&world, env.world_size, id, env.rank));
   OwnedComm world_comm(world);
   std::vector<CommResult> results =
       run_comm_sweep_rank(registry, options, world, env.rank, env.world_size, env.local_rank);

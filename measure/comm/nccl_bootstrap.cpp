@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -21,7 +21,7 @@ void disable_nvls_unless_set() { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0
 std::vector<ncclComm_t> init_comms_single_process(const std::vector<int>& devices) {
   LCAB_CHECK(!devices.empty(), "no GPUs to build communicators over");
   std::vector<ncclComm_t> comms(devices.size(), nullptr);
-  LCAB_NCCL(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
+  LCAB_NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
   return comms;
 }
 
@@ -57,7 +57,7 @@ ncclUniqueId share_unique_id_file(const RankEnvironment& env, const std::string&
                                                           "rank sees, or a build with MPI under mpirun");
   ncclUniqueId id{};
   if (env.rank == 0) {
-    LCAB_NCCL(ncclGetUniqueId(&id));
+    LCAB_NCCL_CHECK(ncclGetUniqueId(&id));
     const std::string temporary = id_file + ".tmp." + std::to_string(getpid());
     {
       std::ofstream out(temporary);

@@ -2,7 +2,7 @@
 #include <mpi.h>
 
 #include "measure/comm/nccl_bootstrap.h"
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -24,7 +24,7 @@ ncclUniqueId share_unique_id_mpi(int rank) {
     static MpiFinalizer finalizer;
   }
   ncclUniqueId id{};
-  if (rank == 0) LCAB_NCCL(ncclGetUniqueId(&id));
+  if (rank == 0) LCAB_NCCL_CHECK(ncclGetUniqueId(&id));
   LCAB_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) == MPI_SUCCESS,
              "MPI_Bcast of the NCCL unique id failed");
   return id;

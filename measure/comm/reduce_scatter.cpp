@@ -1,7 +1,7 @@
 // Reduce-scatter (sum): `bytes` is each rank's input; every rank receives its reduced share bytes / n.
 // busbw = algbw * (n - 1) / n.
 #include "measure/comm/collective.h"
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -19,7 +19,7 @@ class ReduceScatter final : public Collective {
   void run(const void* send, void* recv, size_t bytes, int, int ranks, ncclComm_t comm,
            cudaStream_t stream) const override {
     const size_t count = bytes / static_cast<size_t>(ranks) / kCommElementBytes;
-    LCAB_NCCL(ncclReduceScatter(send, recv, count, ncclBfloat16, ncclSum, comm, stream));
+    LCAB_NCCL_CHECK(ncclReduceScatter(send, recv, count, ncclBfloat16, ncclSum, comm, stream));
   }
 };
 }  // namespace

@@ -1,7 +1,7 @@
 // Ring exchange: every rank sends its message to rank + 1 and receives one from rank - 1 at the same time (the
 // KV hop of ring attention). busbw = algbw.
 #include "measure/comm/collective.h"
-#include "measure/comm/nccl_check.h"
+#include "cp/nccl_check.h"
 
 namespace lcab::measure {
 
@@ -17,10 +17,10 @@ class SendRecvRing final : public Collective {
   void run(const void* send, void* recv, size_t bytes, int rank, int ranks, ncclComm_t comm,
            cudaStream_t stream) const override {
     const size_t count = bytes / kCommElementBytes;
-    LCAB_NCCL(ncclGroupStart());
-    LCAB_NCCL(ncclSend(send, count, ncclBfloat16, (rank + 1) % ranks, comm, stream));
-    LCAB_NCCL(ncclRecv(recv, count, ncclBfloat16, (rank + ranks - 1) % ranks, comm, stream));
-    LCAB_NCCL(ncclGroupEnd());
+    LCAB_NCCL_CHECK(ncclGroupStart());
+    LCAB_NCCL_CHECK(ncclSend(send, count, ncclBfloat16, (rank + 1) % ranks, comm, stream));
+    LCAB_NCCL_CHECK(ncclRecv(recv, count, ncclBfloat16, (rank + ranks - 1) % ranks, comm, stream));
+    LCAB_NCCL_CHECK(ncclGroupEnd());
   }
 };
 }  // namespace
