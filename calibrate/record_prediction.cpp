@@ -6,6 +6,7 @@
 #include "model/cp/cp_method.h"
 #include "model/error.h"
 #include "model/mask_spec.h"
+#include "model/perf/cp_predictor.h"
 #include "model/perf/cp_simulator.h"
 #include "model/perf/kernel_cost.h"
 
@@ -20,14 +21,11 @@ T required(const std::optional<T>& value, const char* field, const Record& recor
 }
 
 perf::AttentionShape attention_shape(const Record& record) {
-  const RecordKey& key = record.key;
-  perf::AttentionShape shape;
-  shape.batch = key.batch.value_or(1);
-  shape.heads = required(key.heads, "heads", record);
-  shape.kv_heads = key.kv_heads.value_or(shape.heads);
-  shape.head_dim = required(key.head_dim, "head_dim", record);
-  shape.dtype_bytes = 2;  // bf16 and fp16, the only dtypes of the schema
-  return shape;
+  try {
+    return perf::attention_shape_of(record.key);
+  } catch (const Error& e) {
+    LCAB_THROW(record.kind << " record: " << e.what());
+  }
 }
 
 }  // namespace
@@ -150,26 +148,7 @@ const cp::Schedule& RecordPredictor::schedule_for(const Record& record, const pe
     if (it != schedules_.end()) return *it->second;
   }
   const RecordKey& key = record.key;
-  cp::CpConfig config;
-  LCAB_CHECK(!key.method.empty(), "a cp record needs key.method");
-  config.method = key.method;
-  config.gpus = cluster.gpus;
-  config.gpus_per_node = cluster.gpus_per_node;
-  auto degree = [&key](const char* name) {
-    auto it = key.degrees.find(name);
-    return it == key.degrees.end() ? int64_t{0} : it->second;
-  };
-  config.ulysses_degree = degree("ulysses");
-  config.ring_degree = degree("ring");
-  if (degree("windows") > 0) config.windows = degree("windows");
-  if (!key.placement.empty()) config.placement = cp::parse_placement(key.placement);
-  const perf::AttentionShape shape = attention_shape(record);
-  config.workload.mask = mask_for(key);
-  config.workload.batch = shape.batch;
-  config.workload.heads = shape.heads;
-  config.workload.kv_heads = shape.kv_heads;
-  config.workload.head_dim = shape.head_dim;
-  config.workload.dtype_bytes = shape.dtype_bytes;
+  const cp::CpConfig config = perf::cp_config_from_key(key, cluster, mask_for(key));
   auto schedule = std::make_unique<cp::Schedule>(cp::build_schedule(config, cp::parse_pass(key.pass)));
   std::lock_guard<std::mutex> lock(mutex_);
   return *schedules_.emplace(id, std::move(schedule)).first->second;

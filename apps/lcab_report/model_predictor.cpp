@@ -14,16 +14,6 @@ int64_t required(const std::optional<int64_t>& value, const char* name) {
   return *value;
 }
 
-perf::AttentionShape shape_of(const RecordKey& key) {
-  perf::AttentionShape shape;
-  shape.batch = key.batch.value_or(1);
-  shape.heads = required(key.heads, "heads");
-  shape.kv_heads = key.kv_heads.value_or(shape.heads);
-  shape.head_dim = required(key.head_dim, "head_dim");
-  shape.dtype_bytes = 2;  // bf16 and fp16, the only dtypes of the schema
-  return shape;
-}
-
 perf::KernelChoice kernel_choice(const RecordKey& key) {
   perf::KernelChoice choice;
   if (!key.impl.empty()) choice.impl = key.impl;
@@ -43,29 +33,11 @@ Record predicted(const std::string& kind, const RecordKey& key, double time_ms) 
 }  // namespace
 
 cp::CpConfig cp_config_from_key(const RecordKey& key, const perf::ClusterShape& cluster) {
-  LCAB_CHECK(!key.method.empty(), "a cp record key needs a method");
   LCAB_CHECK(!key.mask.empty(), "a cp record key needs a mask");
-  cp::CpConfig config;
-  config.method = key.method;
-  config.gpus = cluster.gpus;
-  config.gpus_per_node = cluster.gpus_per_node;
-  auto degree = [&key](const char* name) {
-    const auto it = key.degrees.find(name);
-    return it == key.degrees.end() ? int64_t{0} : it->second;
-  };
-  config.ulysses_degree = degree("ulysses");
-  config.ring_degree = degree("ring");
-  if (degree("windows") > 0) config.windows = degree("windows");
-  if (!key.placement.empty()) config.placement = cp::parse_placement(key.placement);
-  const perf::AttentionShape shape = shape_of(key);
-  config.workload.mask =
-      std::make_shared<const Mask>(make_mask(key.mask, required(key.seqlen, "seqlen"), shape.kv_heads));
-  config.workload.batch = shape.batch;
-  config.workload.heads = shape.heads;
-  config.workload.kv_heads = shape.kv_heads;
-  config.workload.head_dim = shape.head_dim;
-  config.workload.dtype_bytes = shape.dtype_bytes;
-  return config;
+  const perf::AttentionShape shape = perf::attention_shape_of(key);
+  return perf::cp_config_from_key(
+      key, cluster,
+      std::make_shared<const Mask>(make_mask(key.mask, required(key.seqlen, "seqlen"), shape.kv_heads)));
 }
 
 ModelPredictor::ModelPredictor(perf::HardwareProfile profile) : profile_(std::move(profile)) {}
@@ -83,7 +55,7 @@ perf::ClusterShape ModelPredictor::cluster_of(const RecordKey& key) const {
 Record ModelPredictor::predict_kernel(const RecordKey& key) const {
   const perf::KernelParams& params =
       profile_.kernel(key.impl, key.pass, required(key.head_dim, "head_dim"), key.dtype);
-  const perf::AttentionShape shape = shape_of(key);
+  const perf::AttentionShape shape = perf::attention_shape_of(key);
   const Mask mask = make_mask(key.mask, required(key.seqlen, "seqlen"), shape.kv_heads);
   const perf::KernelCost cost = perf::KernelCostModel(params, profile_.sms()).cost(mask, shape);
   LCAB_CHECK(cost.time_us > 0, "the kernel model gives no time for an empty mask");

@@ -6,23 +6,6 @@
 #include "model/error.h"
 
 namespace lcab::cp {
-namespace {
-
-Buffer make_buffer(std::string name, BufferRole role, int64_t tokens, int64_t heads, int64_t head_dim,
-                   int64_t tensors, int64_t element_bytes, bool zero_at_start) {
-  Buffer b;
-  b.name = std::move(name);
-  b.role = role;
-  b.tokens = tokens;
-  b.heads = heads;
-  b.head_dim = head_dim;
-  b.tensors = tensors;
-  b.element_bytes = element_bytes;
-  b.zero_at_start = zero_at_start;
-  return b;
-}
-
-}  // namespace
 
 Schedule build_allgather_schedule(const CpConfig& config, Pass pass) {
   const Workload& wl = config.workload;

@@ -1,15 +1,20 @@
-// Pieces every CP method shares: head ranges of Ulysses members, the mask resolved per ring position, and
-// compute items made from resolved slices. Internal to model/cp.
+// Pieces every CP method shares: buffers, head ranges of Ulysses members, the mask resolved per ring position,
+// and compute items made from resolved slices. Internal to model/cp.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "model/cp/mask_resolve.h"
 #include "model/cp/schedule.h"
 
 namespace lcab::cp {
+
+/// A buffer description (Schedule::buffers); its id is set when added to a schedule.
+Buffer make_buffer(std::string name, BufferRole role, int64_t tokens, int64_t heads, int64_t head_dim,
+                   int64_t tensors, int64_t element_bytes, bool zero_at_start = false);
 
 /// q heads of Ulysses member u of U: [u * Hq/U, (u+1) * Hq/U).
 HeadRange ulysses_q_heads(int64_t u, int64_t ulysses, int64_t heads);

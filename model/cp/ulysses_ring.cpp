@@ -42,20 +42,6 @@ struct Plan {
   }
 };
 
-Buffer buffer(std::string name, BufferRole role, int64_t tokens, int64_t heads, int64_t head_dim, int64_t tensors,
-              int64_t element_bytes, bool zero_at_start = false) {
-  Buffer b;
-  b.name = std::move(name);
-  b.role = role;
-  b.tokens = tokens;
-  b.heads = heads;
-  b.head_dim = head_dim;
-  b.tensors = tensors;
-  b.element_bytes = element_bytes;
-  b.zero_at_start = zero_at_start;
-  return b;
-}
-
 void add_buffers(ScheduleBuilder& sb, Plan& p, Pass pass, int64_t H, int64_t Hk) {
   const bool fwd = pass == Pass::kForward;
   const int64_t D = p.D, dt = p.dt, gab = p.gab, t = p.t, T = p.T;
@@ -63,42 +49,42 @@ void add_buffers(ScheduleBuilder& sb, Plan& p, Pass pass, int64_t H, int64_t Hk)
   const bool split = p.U > 1;
   // Sequence layout: the rank's shard. Accumulators are fp32; with U > 1 the head-layout copies accumulate and
   // the sequence-layout outputs are written by the all-to-all out, in dtype.
-  p.q = sb.add_buffer(buffer("q", BufferRole::kQ, t, H, D, 1, dt));
-  p.kv = sb.add_buffer(buffer("kv", BufferRole::kKV, t, Hk, D, 2, dt));
-  p.out = sb.add_buffer(buffer("out", BufferRole::kOut, t, H, D, 1, split ? dt : kFp32, fwd && !split));
-  p.lse = sb.add_buffer(buffer("lse", BufferRole::kLse, t, H, 1, 1, kFp32, fwd && !split));
+  p.q = sb.add_buffer(make_buffer("q", BufferRole::kQ, t, H, D, 1, dt));
+  p.kv = sb.add_buffer(make_buffer("kv", BufferRole::kKV, t, Hk, D, 2, dt));
+  p.out = sb.add_buffer(make_buffer("out", BufferRole::kOut, t, H, D, 1, split ? dt : kFp32, fwd && !split));
+  p.lse = sb.add_buffer(make_buffer("lse", BufferRole::kLse, t, H, 1, 1, kFp32, fwd && !split));
   if (!fwd) {
-    p.dout = sb.add_buffer(buffer("dout", BufferRole::kDOut, t, H, D, 1, dt));
-    p.dq = sb.add_buffer(buffer("dq", BufferRole::kDQ, t, H, D, 1, split ? dt : kFp32, !split));
-    p.dkv = sb.add_buffer(buffer("dkv", BufferRole::kDKV, t, Hk, D, 2, split ? dt : gab, !split));
+    p.dout = sb.add_buffer(make_buffer("dout", BufferRole::kDOut, t, H, D, 1, dt));
+    p.dq = sb.add_buffer(make_buffer("dq", BufferRole::kDQ, t, H, D, 1, split ? dt : kFp32, !split));
+    p.dkv = sb.add_buffer(make_buffer("dkv", BufferRole::kDKV, t, Hk, D, 2, split ? dt : gab, !split));
   }
   if (split) {
-    p.q_h = sb.add_buffer(buffer("q_heads", BufferRole::kQ, T, p.hq, D, 1, dt));
-    p.kv_h = sb.add_buffer(buffer("kv_heads", BufferRole::kKV, T, p.hk, D, 2, dt));
-    p.out_h = sb.add_buffer(buffer("out_heads", BufferRole::kOut, T, p.hq, D, 1, kFp32, fwd));
-    p.lse_h = sb.add_buffer(buffer("lse_heads", BufferRole::kLse, T, p.hq, 1, 1, kFp32, fwd));
+    p.q_h = sb.add_buffer(make_buffer("q_heads", BufferRole::kQ, T, p.hq, D, 1, dt));
+    p.kv_h = sb.add_buffer(make_buffer("kv_heads", BufferRole::kKV, T, p.hk, D, 2, dt));
+    p.out_h = sb.add_buffer(make_buffer("out_heads", BufferRole::kOut, T, p.hq, D, 1, kFp32, fwd));
+    p.lse_h = sb.add_buffer(make_buffer("lse_heads", BufferRole::kLse, T, p.hq, 1, 1, kFp32, fwd));
     if (!fwd) {
-      p.dout_h = sb.add_buffer(buffer("dout_heads", BufferRole::kDOut, T, p.hq, D, 1, dt));
-      p.dq_h = sb.add_buffer(buffer("dq_heads", BufferRole::kDQ, T, p.hq, D, 1, kFp32, true));
-      p.dkv_h = sb.add_buffer(buffer("dkv_heads", BufferRole::kDKV, T, p.hk, D, 2, gab, true));
+      p.dout_h = sb.add_buffer(make_buffer("dout_heads", BufferRole::kDOut, T, p.hq, D, 1, dt));
+      p.dq_h = sb.add_buffer(make_buffer("dq_heads", BufferRole::kDQ, T, p.hq, D, 1, kFp32, true));
+      p.dkv_h = sb.add_buffer(make_buffer("dkv_heads", BufferRole::kDKV, T, p.hk, D, 2, gab, true));
     }
   }
   if (p.w > 1)
     for (int n = 0; n < 2; ++n)
-      p.kv_inner[n] = sb.add_buffer(buffer("kv_inner[" + std::to_string(n) + "]", BufferRole::kKV, T, p.hk, D, 2, dt));
+      p.kv_inner[n] = sb.add_buffer(make_buffer("kv_inner[" + std::to_string(n) + "]", BufferRole::kKV, T, p.hk, D, 2, dt));
   if (p.W > 1)
     for (int n = 0; n < 2; ++n)
-      p.kv_outer[n] = sb.add_buffer(buffer("kv_outer[" + std::to_string(n) + "]", BufferRole::kKV, T, p.hk, D, 2, dt));
+      p.kv_outer[n] = sb.add_buffer(make_buffer("kv_outer[" + std::to_string(n) + "]", BufferRole::kKV, T, p.hk, D, 2, dt));
   if (!fwd && p.R > 1) {
     if (p.w > 1) {
       for (int n = 0; n < 2; ++n)
         p.dkv_inner[n] =
-            sb.add_buffer(buffer("dkv_inner[" + std::to_string(n) + "]", BufferRole::kDKV, T, p.hk, D, 2, gab));
-      p.dkv_scratch = sb.add_buffer(buffer("dkv_scratch", BufferRole::kDKV, T, p.hk, D, 2, gab));
+            sb.add_buffer(make_buffer("dkv_inner[" + std::to_string(n) + "]", BufferRole::kDKV, T, p.hk, D, 2, gab));
+      p.dkv_scratch = sb.add_buffer(make_buffer("dkv_scratch", BufferRole::kDKV, T, p.hk, D, 2, gab));
     }
     if (p.W > 1) {
-      p.dkv_window = sb.add_buffer(buffer("dkv_window", BufferRole::kDKV, T, p.hk, D, 2, gab));
-      p.dkv_outer = sb.add_buffer(buffer("dkv_outer", BufferRole::kDKV, T, p.hk, D, 2, gab));
+      p.dkv_window = sb.add_buffer(make_buffer("dkv_window", BufferRole::kDKV, T, p.hk, D, 2, gab));
+      p.dkv_outer = sb.add_buffer(make_buffer("dkv_outer", BufferRole::kDKV, T, p.hk, D, 2, gab));
     }
   }
   QSide side;

@@ -131,4 +131,41 @@ Record cp_record(const CpPrediction& prediction, size_t pass_index, const Kernel
   return r;
 }
 
+AttentionShape attention_shape_of(const RecordKey& key) {
+  LCAB_CHECK(key.heads.has_value(), "record key " << key_id(key) << " has no heads");
+  LCAB_CHECK(key.head_dim.has_value(), "record key " << key_id(key) << " has no head_dim");
+  AttentionShape shape;
+  shape.batch = key.batch.value_or(1);
+  shape.heads = *key.heads;
+  shape.kv_heads = key.kv_heads.value_or(shape.heads);
+  shape.head_dim = *key.head_dim;
+  shape.dtype_bytes = 2;  // bf16 and fp16, the only dtypes of the schema
+  return shape;
+}
+
+cp::CpConfig cp_config_from_key(const RecordKey& key, const ClusterShape& cluster, std::shared_ptr<const Mask> mask) {
+  LCAB_CHECK(!key.method.empty(), "cp record key " << key_id(key) << " has no method");
+  LCAB_CHECK(mask != nullptr, "cp_config_from_key needs the workload's mask");
+  cp::CpConfig config;
+  config.method = key.method;
+  config.gpus = cluster.gpus;
+  config.gpus_per_node = cluster.gpus_per_node;
+  auto degree = [&key](const char* name) {
+    const auto it = key.degrees.find(name);
+    return it == key.degrees.end() ? int64_t{0} : it->second;
+  };
+  config.ulysses_degree = degree("ulysses");
+  config.ring_degree = degree("ring");
+  if (degree("windows") > 0) config.windows = degree("windows");
+  if (!key.placement.empty()) config.placement = cp::parse_placement(key.placement);
+  const AttentionShape shape = attention_shape_of(key);
+  config.workload.mask = std::move(mask);
+  config.workload.batch = shape.batch;
+  config.workload.heads = shape.heads;
+  config.workload.kv_heads = shape.kv_heads;
+  config.workload.head_dim = shape.head_dim;
+  config.workload.dtype_bytes = shape.dtype_bytes;
+  return config;
+}
+
 }  // namespace lcab::perf

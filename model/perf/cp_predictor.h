@@ -68,6 +68,11 @@ class CpPredictor {
 /// The key fields of a CP record (DESIGN.md section 5) for one pass of a config, as a measurement would write
 /// them, so that lcab-check can join measured and predicted records.
 RecordKey cp_record_key(const cp::CpConfig& config, const KernelChoice& kernel, cp::Pass pass);
+/// The inverse direction: the attention shape a record key names (batch defaults to 1, kv_heads to heads; heads
+/// and head_dim are required) and the CP config of a "cp" key on a cluster, with the workload's mask given by the
+/// caller (who may cache it). Throws lcab::Error naming the missing key field.
+AttentionShape attention_shape_of(const RecordKey& key);
+cp::CpConfig cp_config_from_key(const RecordKey& key, const ClusterShape& cluster, std::shared_ptr<const Mask> mask);
 /// A predicted "cp" record of one pass (status "ok"; time, tflops, flops, area, memory, breakdown).
 Record cp_record(const CpPrediction& prediction, size_t pass_index, const KernelChoice& kernel,
                  const HardwareProfile& profile);
