@@ -5,6 +5,7 @@ namespace lcab::kernels {
 
 void register_all(AttentionRegistry& registry) {
   registry.add(make_flash_attention());
+  registry.add(make_flash_attention_mma_sync());
   registry.add(make_naive_attention());
 }
 
