@@ -9,8 +9,8 @@
 //     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
 //     where dQ = dS K is computed (head_dim 128: each warpgroup half of the columns over all 128 keys; head_dim
-//     64: each warpgroup all columns over its own 64 keys) and added to the fp32 dQ accumulator with vector
-//     atomics.
+//     64: each warpgroup all columns over its own 64 keys) and added to the fp32 dQ accumulator by TMA
+//     reduce-add from a staging buffer (whole 128-byte lines instead of per-thread atomics).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -53,7 +53,9 @@ struct Sm90BackwardConfig {
   static constexpr int kQOffset = 2 * kKBytes;
   static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;  // two buffers, alternating per step
-  static constexpr int kLseOffset = kDsOffset + 2 * kDsBytes;       // per stage: lse[64], delta[64]
+  static constexpr int kDqStageBytes = 64 * 64 * 4;                // a warpgroup's dQ tile (fp32), 2 boxes of 32 cols
+  static constexpr int kDqOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr int kLseOffset = kDqOffset + 2 * kDqStageBytes;  // per stage: lse[64], delta[64]
   static constexpr int kBarrierOffset = kLseOffset + kStages * 2 * kBlockQ * 4;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;
 };
@@ -71,6 +73,7 @@ struct Sm90BackwardArgs {
   CUtensorMap do_map;
   CUtensorMap k_map;
   CUtensorMap v_map;
+  CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
 };
 
 __device__ __forceinline__ int warp_uniform(int value) { return __shfl_sync(0xffffffffu, value, 0); }
@@ -203,6 +206,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   const uint32_t k_rows = k_smem + warpgroup * 64 * 128;  // this warpgroup's 64 keys (A operands)
   const uint32_t v_rows = v_smem + warpgroup * 64 * 128;
   const int key0 = kt.k_tile * C::kBlockK + warpgroup * 64 + warp * 16 + g;  // the thread's first key
+  unsigned char* dq_stage = smem + C::kDqOffset + warpgroup * C::kDqStageBytes;
 
   float dk[C::kKvFloats];
   float dv[C::kKvFloats];
@@ -275,6 +279,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
           for (int r = 0; r < 2; ++r) st[4 * j + 2 * r + e] = fast_exp2(fmaf(st[4 * j + 2 * r + e], scale_log2, -lse_log2));
         }
       }
+      sm90::fence_registers(st);  // the exponentials stay ahead of the wait below
       sm90::wgmma_wait<0>();
       sm90::fence_registers(dpt);
       // dS^T = P^T (dP^T - delta).
@@ -334,24 +339,35 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       __syncwarp();
       if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
       {
+        // dQ (scaled) into the staging buffer, swizzled as TMA reads it (conflict-free float2 stores), then one
+        // reduce-add per 32-column box.
         sm90::fence_registers(dq);
-        float* dq_head = p.dq_accum + static_cast<int64_t>(kt.batch) * s.seqlen_q * s.heads * kHeadDim +
-                         static_cast<int64_t>(head) * kHeadDim + (C::kDqSplitsKeys ? 0 : warpgroup * 64);
-        const int64_t q_stride = static_cast<int64_t>(s.heads) * kHeadDim;
+        if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
+        sm90::named_barrier_sync(3 + warpgroup, 128);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const int q = q0 + warp * 16 + g + 8 * r;
-          if (q >= s.seqlen_q) continue;
-          float* row = dq_head + static_cast<int64_t>(q) * q_stride + 2 * t;
+          const int row = warp * 16 + g + 8 * r;
 #pragma unroll
           for (int j = 0; j < C::kDqFloats / 4; ++j) {
-            atomicAdd(reinterpret_cast<float2*>(row + 8 * j),
-                      make_float2(dq[4 * j + 2 * r] * s.scale, dq[4 * j + 2 * r + 1] * s.scale));
+            const int chunk = (2 * (j % 4) + t / 2) ^ (row % 8);
+            const int offset = (j / 4) * 64 * 128 + row * 128 + chunk * 16 + (t % 2) * 8;
+            *reinterpret_cast<float2*>(dq_stage + offset) =
+                make_float2(dq[4 * j + 2 * r] * s.scale, dq[4 * j + 2 * r + 1] * s.scale);
           }
+        }
+        sm90::fence_async_shared();
+        sm90::named_barrier_sync(3 + warpgroup, 128);
+        if (thread == 0) {
+          const int col0 = C::kDqSplitsKeys ? 0 : warpgroup * 64;
+          sm90::tma_reduce_add_4d(&a.dq_map, dq_stage, col0, head, q0, kt.batch);
+          sm90::tma_reduce_add_4d(&a.dq_map, dq_stage + 64 * 128, col0 + 32, head, q0, kt.batch);
+          sm90::bulk_commit();
         }
       }
     }
   }
+
+  if (thread == 0) sm90::bulk_wait();  // dQ reductions complete before the CTA's shared memory goes away
 
   // dK (scaled) and dV; keys that no query sees get zeros.
   const int64_t kv_stride = static_cast<int64_t>(s.kv_heads) * kHeadDim;
@@ -417,6 +433,8 @@ struct LaunchBackwardSm90 {
       args.do_map = sm90::make_token_major_map(params.dout, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
       args.k_map = sm90::make_token_major_map(params.k, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
       args.v_map = sm90::make_token_major_map(params.v, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
+      args.dq_map = sm90::make_token_major_map(params.dq_accum, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ,
+                                               sm90::MapElement::kFp32);
       flash_dkdv_sm90_kernel<T, kHeadDim>
           <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
       LCAB_CUDA_CHECK_LAUNCH();
