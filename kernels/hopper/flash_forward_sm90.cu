@@ -380,6 +380,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
         if (lane == 0) sm90::mbar_arrive(&bars->k_empty[stage]);
         float correction[2];
         scores_to_p(c, correction);
+        sm90::fence_registers(sacc);  // keeps the softmax ahead of the wait: it overlaps P_{j-1} V_{j-1}
         sm90::wgmma_wait<0>();
         sm90::fence_registers(o);
         __syncwarp();
