@@ -37,11 +37,12 @@ if [[ $steps == *flex* ]]; then
     --seqlen "${FLEX_SEQLENS:-32768}" --mask "$masks" --impl flex --out "$out/peers.jsonl" 2>&1 | tee "$out/flex.log"
 fi
 if [[ $steps == *ncu* ]]; then
-  # Hardware counters of one forward and one backward (dK/dV) launch of lcab_flash, full mask, 4K.
-  timeout 150 ncu --kernel-name regex:"flash_(forward|dkdv)_kernel" --launch-count 2 \
+  # Hardware counters of one forward and one backward (dK/dV) launch of lcab_flash (NCU_SEQLEN, NCU_MASK), clocks
+  # left as they are.
+  timeout 200 ncu --clock-control none --kernel-name regex:"flash_(forward|dkdv)" --launch-count 2 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
-    "$build/apps/lcab-kernel-bench" --impl lcab_flash --mask full --seqlen 4096 --pass fwd,bwd \
-    --warmup 0 --iters 1 > "$out/ncu.txt" 2>&1
-  grep -E "flash_|Throughput|Duration|Registers|Achieved Occupancy|Theoretical Occupancy|Stall|Issue Slot|Warp Cycles|Bank|Pipe|L1/TEX Hit|Executed Ipc" "$out/ncu.txt" | head -90
+    --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section SchedulerStats \
+    "$build/apps/lcab-kernel-bench" --impl lcab_flash --mask "${NCU_MASK:-full}" --seqlen "${NCU_SEQLEN:-16384}" \
+    --pass fwd,bwd --warmup 0 --iters 1 > "$out/ncu.txt" 2>&1
+  grep -E "flash_|Throughput|Duration|Registers|Achieved Occupancy|Stall|Issue Slot|Warp Cycles|Bank|Pipe|L2 Hit|Executed Ipc|Eligible|Active Warps" "$out/ncu.txt" | head -120
 fi
