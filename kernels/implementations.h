@@ -13,5 +13,7 @@ std::unique_ptr<AttentionImpl> make_flash_attention();
 std::unique_ptr<AttentionImpl> make_flash_attention_mma_sync();
 /// naive: cuBLAS GEMMs and a masked softmax kernel, materializing S x S per head (the GPU reference).
 std::unique_ptr<AttentionImpl> make_naive_attention();
+/// cudnn: cuDNN's fused flash attention through the backend graph API (built only where CMake found cuDNN 9).
+std::unique_ptr<AttentionImpl> make_cudnn_attention();
 
 }  // namespace lcab::kernels
