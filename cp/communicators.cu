@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 
 #include "cp/nccl_check.h"
@@ -133,13 +134,13 @@ std::vector<double> RankComms::gather_all(const std::vector<double>& values, cud
   if (n == 0) return result;
   double* device = nullptr;
   LCAB_CUDA_CHECK(cudaMalloc(&device, sizeof(double) * result.size()));
+  const std::unique_ptr<double, cudaError_t (*)(void*)> owned(device, cudaFree);
   double* mine = device + n * static_cast<size_t>(rank_);
   LCAB_CUDA_CHECK(cudaMemcpyAsync(mine, values.data(), sizeof(double) * n, cudaMemcpyHostToDevice, stream));
   LCAB_NCCL_CHECK(ncclAllGather(mine, device, n, ncclFloat64, world_, stream));
   LCAB_CUDA_CHECK(cudaMemcpyAsync(result.data(), device, sizeof(double) * result.size(), cudaMemcpyDeviceToHost,
                                      stream));
   LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
-  LCAB_CUDA_CHECK(cudaFree(device));
   return result;
 }
 

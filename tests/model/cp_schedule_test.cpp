@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <array>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "model/cp/cp_method.h"
+#include "model/cp/method_common.h"
 #include "model/cp/schedule.h"
 #include "model/cp/sharding.h"
 #include "model/cp/slice_clip.h"
@@ -72,6 +74,60 @@ TEST(SliceClip, ExactCellsForEveryTypeAndWindow) {
       if (keys.empty()) continue;
       EXPECT_GE(keys.begin, span.first);
       EXPECT_LE(keys.end - 1, span.last);
+    }
+  }
+}
+
+TEST(SliceCut, BothPartsHoldExactlyTheCellsOfTheirSideAndTheShareIsClosest) {
+  Rng rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<std::vector<Slice>> lists(2);
+    for (auto& list : lists)
+      for (int n = rng.uniform_int(0, 3); n > 0; --n) {
+        Slice s;
+        s.q_begin = rng.uniform_int(0, 30);
+        s.q_end = s.q_begin + rng.uniform_int(1, 30);
+        s.k_begin = rng.uniform_int(0, 30);
+        s.k_end = s.k_begin + rng.uniform_int(1, 30);
+        s.type = static_cast<SliceType>(rng.uniform_int(0, 4));
+        list.push_back(s);
+      }
+    for (CutAxis axis : {CutAxis::kQueries, CutAxis::kKeys}) {
+      const int64_t align = rng.uniform_int(1, 8);
+      const double share = rng.uniform_int(0, 10) / 10.0;
+      const int64_t at = cut_for_tail_share(lists, axis, share, align);
+      const CutSlices cut = cut_slices(lists, axis, at);
+      int64_t total = 0, after = 0;
+      for (size_t h = 0; h < lists.size(); ++h)
+        for (int64_t q = 0; q < 64; ++q)
+          for (int64_t k = 0; k < 64; ++k) {
+            int in = 0, before_n = 0, after_n = 0;
+            for (const Slice& s : lists[h]) in += s.contains(q, k);
+            for (const Slice& s : cut.before[h]) before_n += s.contains(q, k);
+            for (const Slice& s : cut.after[h]) after_n += s.contains(q, k);
+            const bool past = (axis == CutAxis::kQueries ? q : k) >= at;
+            ASSERT_EQ(before_n, past ? 0 : in) << "trial " << trial << " cell " << q << "," << k;
+            ASSERT_EQ(after_n, past ? in : 0) << "trial " << trial << " cell " << q << "," << k;
+            total += in;
+            after += past ? in : 0;
+          }
+      if (total == 0) continue;
+      // no other candidate cut on the grid comes closer to the share
+      int64_t first = 1 << 20;
+      for (const auto& list : lists)
+        for (const Slice& s : list) first = std::min(first, axis == CutAxis::kQueries ? s.q_begin : s.k_begin);
+      EXPECT_EQ((at - first) % align, 0);
+      const double error = std::abs(static_cast<double>(after) - share * static_cast<double>(total));
+      for (int64_t c = first; c <= first + 64; c += align) {
+        int64_t other = 0;
+        for (const auto& list : lists)
+          for (const Slice& s : list)
+            for (int64_t q = 0; q < 64; ++q)
+              for (int64_t k = 0; k < 64; ++k)
+                if (s.contains(q, k) && (axis == CutAxis::kQueries ? q : k) >= c) ++other;
+        EXPECT_LE(error, std::abs(static_cast<double>(other) - share * static_cast<double>(total)) + 1e-9)
+            << "trial " << trial << " cut " << at << " vs " << c;
+      }
     }
   }
 }
