@@ -124,10 +124,12 @@ Record cp_record(const CpPrediction& prediction, size_t pass_index, const Kernel
   r.device = DeviceInfo{profile.gpu.name, profile.sms(), ""};
   r.extra["profile"] = profile.name;
   r.extra["imbalance"] = sim.imbalance();
+  r.extra["comm_hidden_fraction"] = sim.comm_hidden_fraction();
   r.extra["critical_path"] = {{"ops", sim.critical_path.size()},
                               {"compute_ms", sim.critical_compute_us * 1e-3},
                               {"comm_ms", sim.critical_comm_us * 1e-3}};
   r.extra["sharding"] = std::string(cp::to_string(prediction.config.sharding));
+  r.extra["dkv_home_overlap"] = prediction.config.overlap_dkv_home_hop;
   return r;
 }
 

@@ -14,41 +14,6 @@ using cp::OpKind;
 
 constexpr double kUnknown = -1.0;
 
-struct Interval {
-  double begin;
-  double end;
-};
-
-// Sorted, disjoint union of intervals.
-std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-  std::vector<Interval> out;
-  for (const Interval& i : v) {
-    if (i.end <= i.begin) continue;
-    if (!out.empty() && i.begin <= out.back().end) out.back().end = std::max(out.back().end, i.end);
-    else out.push_back(i);
-  }
-  return out;
-}
-double length(const std::vector<Interval>& merged) {
-  double total = 0;
-  for (const Interval& i : merged) total += i.end - i.begin;
-  return total;
-}
-// Length of [b, e) covered by a merged interval list.
-double covered(const std::vector<Interval>& merged, double b, double e) {
-  auto it = std::upper_bound(merged.begin(), merged.end(), b, [](double x, const Interval& i) { return x < i.end; });
-  double total = 0;
-  for (; it != merged.end() && it->begin < e; ++it) total += std::min(e, it->end) - std::max(b, it->begin);
-  return total;
-}
-// |a \ b| for merged lists.
-double minus_length(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  double total = 0;
-  for (const Interval& i : a) total += (i.end - i.begin) - covered(b, i.begin, i.end);
-  return total;
-}
-
 AttentionShape item_shape(const cp::ComputeItem& item, const cp::Workload& w) {
   AttentionShape s;
   s.batch = w.batch;
@@ -312,13 +277,13 @@ class Player {
   std::vector<std::vector<Pending>> pending_;  // [group][collective_seq]
 };
 
-std::vector<std::vector<Interval>> comm_unions(const cp::Schedule& s, const std::vector<std::vector<OpTiming>>& t) {
-  std::vector<std::vector<Interval>> out(s.gpus());
+std::vector<std::vector<TimeInterval>> comm_unions(const cp::Schedule& s, const std::vector<std::vector<OpTiming>>& t) {
+  std::vector<std::vector<TimeInterval>> out(s.gpus());
   for (int r = 0; r < s.gpus(); ++r) {
-    std::vector<Interval> v;
+    std::vector<TimeInterval> v;
     for (size_t k = 0; k < t[r].size(); ++k)
       if (cp::is_communication(s.ranks[r].ops[k].kind)) v.push_back({t[r][k].start_us, t[r][k].end_us});
-    out[r] = merge(std::move(v));
+    out[r] = merge_intervals(std::move(v));
   }
   return out;
 }
@@ -393,6 +358,11 @@ int64_t CpSimulation::peak_mem_bytes() const {
   for (const RankSummary& r : ranks) m = std::max(m, r.peak_mem_bytes);
   return m;
 }
+double CpSimulation::comm_hidden_fraction() const {
+  std::vector<CommOverlap> per_rank;
+  for (const RankSummary& r : ranks) per_rank.push_back({r.compute_us, r.comm_us, r.exposed_comm_us});
+  return hidden_fraction(per_rank);
+}
 double CpSimulation::flops() const {
   double total = 0;
   for (const RankSummary& r : ranks) total += r.flops;
@@ -415,12 +385,12 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   std::vector<std::vector<OpTiming>> timing = first.play();
   std::vector<std::vector<PathOp>> last_arrival = first.last_arrivals();
   if (models.overlap_slowdown > 1.0) {
-    const std::vector<std::vector<Interval>> comm = comm_unions(schedule, timing);
+    const std::vector<std::vector<TimeInterval>> comm = comm_unions(schedule, timing);
     std::vector<std::vector<double>> slowed = costs.duration_us;
     for (int r = 0; r < ranks; ++r) {
       for (size_t k = 0; k < slowed[r].size(); ++k) {
         if (schedule.ranks[r].ops[k].kind != OpKind::kCompute) continue;
-        const double overlap = covered(comm[r], timing[r][k].start_us, timing[r][k].end_us);
+        const double overlap = covered_length(comm[r], timing[r][k].start_us, timing[r][k].end_us);
         slowed[r][k] += (models.overlap_slowdown - 1.0) * overlap;
       }
     }
@@ -432,13 +402,12 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   CpSimulation sim;
   sim.ranks.resize(ranks);
   sim.steps.resize(ranks);
-  const std::vector<std::vector<Interval>> comm = comm_unions(schedule, timing);
   int64_t buffers = schedule.peak_buffer_bytes();
   int last_op = -1;
   for (int r = 0; r < ranks; ++r) {
     const cp::RankSchedule& rs = schedule.ranks[r];
     RankSummary& sum = sim.ranks[r];
-    std::vector<Interval> compute;
+    std::vector<TimeInterval> compute, transfers;
     int64_t workspace = 0;
     sim.steps[r].resize(std::max(schedule.num_steps, 1));
     for (size_t k = 0; k < rs.ops.size(); ++k) {
@@ -450,6 +419,7 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
         sim.slowest_rank = r;
         last_op = static_cast<int>(k);
       }
+      if (cp::is_communication(op.kind)) transfers.push_back({t.start_us, t.end_us});
       if (!cp::is_communication(op.kind)) {
         compute.push_back({t.start_us, t.end_us});
         if (op.kind == OpKind::kCompute) {
@@ -468,10 +438,10 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
         st.present = true;
       }
     }
-    const std::vector<Interval> busy = merge(std::move(compute));
-    sum.compute_us = length(busy);
-    sum.comm_us = length(comm[r]);
-    sum.exposed_comm_us = minus_length(comm[r], busy);
+    const CommOverlap overlap = comm_overlap(std::move(compute), std::move(transfers));
+    sum.compute_us = overlap.compute;
+    sum.comm_us = overlap.comm;
+    sum.exposed_comm_us = overlap.exposed;
     sum.peak_mem_bytes = buffers + workspace;
   }
   if (options.critical_path && last_op >= 0) {

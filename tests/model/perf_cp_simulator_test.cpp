@@ -199,6 +199,26 @@ TEST(PerfCpSimulator, ReportsStepsMemoryAndTimeline) {
   EXPECT_NEAR(timeline.span_us(), sim.time_us, 1e-9);
 }
 
+TEST(PerfCpSimulator, RingBackwardHidesTheFinalDkvHopBehindTheOwnBlockTail) {
+  // P = 2, causal, 8 q / 8 kv heads, S = 8192: 4096 rows per rank. The final dK,dV hop carries 2 x 4096 x 8 x 128
+  // x 4 bytes: 10 us + 335.5 us over NVLink at 100 GB/s. The own block costs about 1 ms here, so its tail (2/3)
+  // outlasts the hop; without the tail the hop follows the last compute on both ranks.
+  const double hop_us = 10 + 2.0 * 4096 * 8 * 128 * 4 / 100e9 * 1e6;
+  cp::CpConfig with_tail = config("ring", 2, "causal", 8192);
+  cp::CpConfig without = with_tail;
+  without.overlap_dkv_home_hop = false;
+  Models m(2, "bwd");
+  const CpSimulation before = simulate(cp::build_schedule(without, cp::Pass::kBackward), m.models());
+  const CpSimulation after = simulate(cp::build_schedule(with_tail, cp::Pass::kBackward), m.models());
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_GE(before.ranks[r].exposed_comm_us, hop_us - 1e-6) << "rank " << r;
+    EXPECT_NEAR(after.ranks[r].exposed_comm_us, 0, 1e-6) << "rank " << r;
+  }
+  EXPECT_NEAR(after.comm_hidden_fraction(), 1.0, 1e-12);
+  EXPECT_LE(before.comm_hidden_fraction(), 1.0 - hop_us / before.ranks[0].comm_us + 1e-9);
+  EXPECT_LT(after.time_us, before.time_us);
+}
+
 TEST(PerfCpSimulator, KernelModelMustMatchThePass) {
   const cp::Schedule s = cp::build_schedule(config("ring", 2, "causal", 4096), cp::Pass::kBackward);
   Models m(2, "fwd");
