@@ -31,7 +31,7 @@ void print_fits(const CalibrationResult& result) {
     for (size_t n = 0; n < fit.parameter_names.size(); ++n) {
       const double v = fit.parameter_values[n];
       parameters.push_back(fit.parameter_names[n] + "=" +
-                           (fit.parameter_names[n] == "bytes_per_s" ? format_fixed(v / 1e9, 1) + "e9"
+                           (fit.parameter_names[n].ends_with("bytes_per_s") ? format_fixed(v / 1e9, 1) + "e9"
                                                                     : format_fixed(v, 4)));
     }
     table.add_row({fit.group, std::to_string(fit.records), std::to_string(fit.outliers),

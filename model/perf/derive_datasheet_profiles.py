@@ -51,6 +51,18 @@ IMPLS = {
 }
 
 
+# Backward passes over q outside the tile loop, bytes per q element (row x head x head dim) at a 2-byte dtype:
+# dO.O (reads dO and O: 2 + 2), the fp32 dQ accumulator zeroed (4), then read (4) and written as dtype (2).
+BWD_Q_PASS_BYTES = {
+    "lcab_flash": (14, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B), the fp32 dQ accumulator is "
+                       "zeroed (4 B) and convert_dq_kernel reads it (4 B) and writes dQ (2 B) per q element; the "
+                       "measured kernels of data/measurements/h200x2/cp-p2-current-2026-11-22.jsonl (delta + "
+                       "convert 0.19 ms at 16K x 32 heads x hd128) match 14 B per element at 4.8 TB/s"),
+    "torch_sdpa_flash": (14, "FlashAttention-2 backward (flash_bwd_launch_template.h): dot(dO, O) preprocessing "
+                             "(2 + 2 B), fp32 dQ accumulator zeroed (4 B) and converted (4 + 2 B) per q element"),
+}
+
+
 def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
     """Per-slot costs (us) that make the kernel model give the measured TFLOP/s at S=16K, hd128, 64 heads.
 
@@ -93,6 +105,21 @@ def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
     return c_full * scale, PARTIAL_OVER_FULL * c_full * scale, row * scale, clamped
 
 
+# What one CTA computes (model/perf/profile.h KernelWorkItem), from the kernels' grids.
+WORK_ITEMS = {
+    ("lcab_flash", "bwd"): ("k_column_per_kv_head", "kernels/flash_backward.cu: grid of k tiles x batch x kv heads; "
+                                                    "each CTA loops over the q heads of its GQA group"),
+    ("torch_sdpa_flash", "bwd"): ("k_column_per_head", "FlashAttention-2 backward: grid (k blocks, batch, heads)"),
+}
+
+
+def q_pass_bytes(impl, pass_name, dtype):
+    if pass_name == "bwd" and impl in BWD_Q_PASS_BYTES:
+        value, source = BWD_Q_PASS_BYTES[impl]
+        return sourced(value, source)
+    return sourced(0, "no passes over q outside the tile loop known for this kernel and pass")
+
+
 def kernel_entries(gpu):
     entries = []
     for impl, (tile_fwd, tile_bwd, scheduler, figures, source) in IMPLS.items():
@@ -113,6 +140,7 @@ def kernel_entries(gpu):
                     entries.append({
                         "impl": impl, "pass": pass_name, "head_dim": head_dim, "dtype": dtype,
                         "tile_q": tile[0], "tile_k": tile[1], "scheduler": scheduler,
+                        "work_item": WORK_ITEMS.get((impl, pass_name), ("q_row_per_head", ""))[0],
                         "ctas_per_sm": sourced(1, "assumption: one CTA per SM at these tile sizes (shared-memory "
                                                   "bound); costs are per slot"),
                         "full_tile_us": sourced(round(c_full, 6), derivation),
@@ -120,6 +148,7 @@ def kernel_entries(gpu):
                                                    "full_tile_us (in-tile masking of boundary tiles)"),
                         "row_us": sourced(round(c_row, 6), derivation),
                         "launch_us": sourced(LAUNCH_US, "assumption: launch and tail of one kernel call"),
+                        "q_pass_bytes_per_element": q_pass_bytes(impl, pass_name, dtype),
                         "fit": {},
                     })
     return entries
