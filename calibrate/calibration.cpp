@@ -150,7 +150,11 @@ bool try_comm_fit(const GroupRecords& group, size_t index, bool with_low_latency
                   const CalibrationOptions& options, const RecordPredictor& predictor, CalibrationResult& result,
                   GroupFit& fit) {
   perf::HardwareProfile trial = result.profile;
-  const std::vector<ProfileParameter> parameters = comm_fit_parameters(trial, index, with_low_latency_line);
+  std::vector<double> volumes;
+  for (const Record& record : group.records) volumes.push_back(static_cast<double>(comm_chunk_bytes(record)));
+  std::nth_element(volumes.begin(), volumes.begin() + static_cast<std::ptrdiff_t>(volumes.size() / 2), volumes.end());
+  const std::vector<ProfileParameter> parameters =
+      comm_fit_parameters(trial, index, with_low_latency_line, volumes[volumes.size() / 2]);
   CalibrationResult attempt;
   attempt.profile = trial;
   if (!run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
@@ -185,18 +189,26 @@ void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options
     result.failures.push_back({group.group, e.what()});
     return;
   }
-  GroupFit fit;
+  // Both lines where the records determine them and they fit better than the Simple line alone.
   CalibrationResult two_lines;
   two_lines.profile = result.profile;
-  bool ok = try_comm_fit(group, index, true, options, predictor, two_lines, fit);
-  if (ok) {
+  GroupFit two_line_fit;
+  const bool two_ok = try_comm_fit(group, index, true, options, predictor, two_lines, two_line_fit);
+  GroupFit fit;
+  perf::CollectiveParams& start = result.profile.collectives[index];
+  start.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
+  start.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
+  CalibrationResult one_line;
+  one_line.profile = result.profile;
+  const bool one_ok = try_comm_fit(group, index, false, options, predictor, one_line, fit);
+  if (two_ok && (!one_ok || two_line_fit.stats.mape_pct < fit.stats.mape_pct)) {
     result.profile = two_lines.profile;
+    fit = two_line_fit;
+  } else if (one_ok) {
+    result.profile = one_line.profile;
   } else {
-    fit = GroupFit{};
-    perf::CollectiveParams& params = result.profile.collectives[index];
-    params.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
-    params.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
-    if (!try_comm_fit(group, index, false, options, predictor, result, fit)) return;
+    result.failures.insert(result.failures.end(), one_line.failures.begin(), one_line.failures.end());
+    return;
   }
   perf::CollectiveParams& params = result.profile.collectives[index];
   fit.parameter_names.clear();
@@ -237,11 +249,21 @@ void fit_overlap(const std::vector<Record>& cp_records, const CalibrationOptions
   excess.scale = 0.1;
   excess.get = [](const perf::HardwareProfile& p) { return p.overlap_slowdown.value - 1.0; };
   excess.set = [](perf::HardwareProfile& p, double value) { p.overlap_slowdown.value = 1.0 + value; };
+  // The executor's elementwise passes, fitted as microseconds per byte (linear, >= 0).
+  ProfileParameter pass_time;
+  pass_time.name = "executor_us_per_byte";
+  pass_time.hint = "CP records with short steps or all-to-alls (packed documents, Ulysses)";
+  pass_time.scale = 1e6 / result.profile.gpu.hbm_bytes_per_s.value;
+  pass_time.get = [](const perf::HardwareProfile& p) { return 1e6 / p.executor_pass_rate(); };
+  pass_time.set = [](perf::HardwareProfile& p, double us_per_byte) {
+    p.executor_pass_bytes_per_s.value = 1e6 / std::max(us_per_byte, 1e-30);
+  };
   GroupFit fit;
-  if (!run_group_fit(group, {excess}, usable, options, predictor, result, fit)) return;
-  fit.parameter_names[0] = "overlap_slowdown";
-  fit.parameter_values[0] = result.profile.overlap_slowdown.value;
+  if (!run_group_fit(group, {excess, pass_time}, usable, options, predictor, result, fit)) return;
+  fit.parameter_names = {"overlap_slowdown", "executor_pass_bytes_per_s"};
+  fit.parameter_values = {result.profile.overlap_slowdown.value, result.profile.executor_pass_bytes_per_s.value};
   result.profile.overlap_slowdown.source = fitted_source(fit, usable);
+  result.profile.executor_pass_bytes_per_s.source = result.profile.overlap_slowdown.source;
   result.fits.push_back(fit);
 }
 

@@ -41,7 +41,7 @@ ProfileParameter inverse_bandwidth_parameter(const char* name, const char* hint,
 }  // namespace
 
 std::vector<ProfileParameter> comm_fit_parameters(perf::HardwareProfile& profile, size_t index,
-                                                  bool with_low_latency_line) {
+                                                  bool with_low_latency_line, double crossover_bytes) {
   perf::CollectiveParams& start = profile.collectives[index];
   std::vector<ProfileParameter> parameters;
   parameters.push_back(latency_parameter("latency_us", "small messages (from 1 MiB up)", index,
@@ -50,8 +50,11 @@ std::vector<ProfileParameter> comm_fit_parameters(perf::HardwareProfile& profile
                                                    &perf::CollectiveParams::bytes_per_s, start.bytes_per_s.value));
   if (!with_low_latency_line) return parameters;
   if (!start.has_low_latency_line()) {
-    start.ll_latency_us.value = 0.5 * start.latency_us.value;
-    start.ll_bytes_per_s.value = 0.4 * start.bytes_per_s.value;
+    // 0.5 lat + B / ll_bw = lat + B / bw at B = crossover: 1 / ll_bw = 1 / bw + 0.5 lat / B.
+    const double latency_s = std::max(start.latency_us.value, 1.0) * 1e-6;
+    start.ll_latency_us.value = 0.5 * latency_s * 1e6;
+    start.ll_bytes_per_s.value =
+        1.0 / (1.0 / start.bytes_per_s.value + 0.5 * latency_s / std::max(crossover_bytes, 1.0));
   }
   parameters.push_back(latency_parameter("ll_latency_us", "the smallest messages (1-4 MiB), several sizes", index,
                                          &perf::CollectiveParams::ll_latency_us, start.ll_latency_us.value));

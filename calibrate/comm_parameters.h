@@ -14,10 +14,10 @@
 namespace lcab::calibrate {
 
 /// Parameters of profile.collectives[index]. With the low-latency line and an entry that has none yet, the line
-/// starts at half the latency and 40% of the bandwidth (so that it is the faster one for small messages and the
-/// fit can see it).
+/// starts at half the Simple line's latency and crosses it at `crossover_bytes` (the records' middle size), so
+/// that the fit sees it on the smaller half of the messages.
 std::vector<ProfileParameter> comm_fit_parameters(perf::HardwareProfile& profile, size_t index,
-                                                  bool with_low_latency_line);
+                                                  bool with_low_latency_line, double crossover_bytes);
 
 /// Reported names and values of the fitted entry, bandwidths as bytes per second.
 std::vector<std::pair<std::string, double>> reported_comm_parameters(const perf::CollectiveParams& params);

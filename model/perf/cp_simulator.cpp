@@ -374,7 +374,7 @@ CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& 
   m.kernel = &kernel;
   m.comm = &comm;
   m.overlap_slowdown = profile.overlap_slowdown.value;
-  m.hbm_bytes_per_s = profile.gpu.hbm_bytes_per_s.value;
+  m.hbm_bytes_per_s = profile.executor_pass_rate();
   m.memory_op_launch_us = kernel.params().launch_us.value;
   return m;
 }

@@ -37,7 +37,8 @@ struct CpCostModels {
   double hbm_bytes_per_s = 3.35e12;
   double memory_op_launch_us = 3.0;
 };
-/// Cost models from a profile's parameters: fills overlap, HBM and the memory-op launch (the kernel's launch).
+/// Cost models from a profile's parameters: fills overlap, the executor's pass bandwidth (hbm_bytes_per_s:
+/// HardwareProfile::executor_pass_rate) and the memory-op launch (the kernel's launch).
 CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm);
 
 struct OpTiming {

@@ -189,6 +189,7 @@ void validate_profile(const HardwareProfile& p) {
   LCAB_CHECK(std::isfinite(p.overlap_slowdown.value) && p.overlap_slowdown.value >= 1,
              "profile: overlap_slowdown must be >= 1 (compute is never faster while communication runs), got "
                  << p.overlap_slowdown.value);
+  check_non_negative(p.executor_pass_bytes_per_s, "executor_pass_bytes_per_s");
   LCAB_CHECK(!p.kernels.empty(), "profile: 'kernels' must list at least one implementation");
   std::set<std::string> seen;
   for (const KernelParams& k : p.kernels) {
@@ -243,6 +244,7 @@ json to_json(const HardwareProfile& p) {
   j["network"] = {{"bytes_per_s", write_sourced(p.network.bytes_per_s)},
                   {"latency_us", write_sourced(p.network.latency_us)}};
   j["overlap_slowdown"] = write_sourced(p.overlap_slowdown);
+  if (p.executor_pass_bytes_per_s.value > 0) j["executor_pass_bytes_per_s"] = write_sourced(p.executor_pass_bytes_per_s);
   json kernels = json::array();
   for (const KernelParams& k : p.kernels) {
     kernels.push_back({{"impl", k.impl},
@@ -258,8 +260,9 @@ json to_json(const HardwareProfile& p) {
                        {"partial_tile_us", write_sourced(k.partial_tile_us)},
                        {"row_us", write_sourced(k.row_us)},
                        {"launch_us", write_sourced(k.launch_us)},
-                       {"q_pass_bytes_per_element", write_sourced(k.q_pass_bytes_per_element)},
                        {"fit", object_or_empty(k.fit)}});
+    if (k.q_pass_bytes_per_element.value > 0)
+      kernels.back()["q_pass_bytes_per_element"] = write_sourced(k.q_pass_bytes_per_element);
   }
   j["kernels"] = kernels;
   json collectives = json::array();
@@ -268,9 +271,11 @@ json to_json(const HardwareProfile& p) {
                            {"link", to_string(c.link)},
                            {"latency_us", write_sourced(c.latency_us)},
                            {"bytes_per_s", write_sourced(c.bytes_per_s)},
-                           {"ll_latency_us", write_sourced(c.ll_latency_us)},
-                           {"ll_bytes_per_s", write_sourced(c.ll_bytes_per_s)},
                            {"fit", object_or_empty(c.fit)}});
+    if (c.has_low_latency_line()) {
+      collectives.back()["ll_latency_us"] = write_sourced(c.ll_latency_us);
+      collectives.back()["ll_bytes_per_s"] = write_sourced(c.ll_bytes_per_s);
+    }
   }
   j["collectives"] = collectives;
   return j;
@@ -306,6 +311,8 @@ HardwareProfile profile_from_json(const json& j) {
   p.network.bytes_per_s = read_sourced(net, "network", "bytes_per_s");
   p.network.latency_us = read_sourced(net, "network", "latency_us");
   p.overlap_slowdown = read_sourced(j, "", "overlap_slowdown");
+  if (j.contains("executor_pass_bytes_per_s"))
+    p.executor_pass_bytes_per_s = read_sourced(j, "", "executor_pass_bytes_per_s");
 
   const json& kernels = field(j, "", "kernels");
   LCAB_CHECK(kernels.is_array(), "profile: 'kernels' must be an array");

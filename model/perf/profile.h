@@ -13,7 +13,7 @@
 //    "gpu":     {"name", "sms", "peak_dense_flops_per_s", "hbm_bytes_per_s", "memory_bytes"},
 //    "node":    {"gpus_per_node", "intra_bytes_per_s", "intra_latency_us"},
 //    "network": {"bytes_per_s", "latency_us"},
-//    "overlap_slowdown": {...},
+//    "overlap_slowdown": {...}, "executor_pass_bytes_per_s": {...} (optional),
 //    "kernels": [{"impl", "pass", "head_dim", "dtype", "tile_q", "tile_k", "scheduler", "work_item" (optional),
 //                 "ctas_per_sm",
 //                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "q_pass_bytes_per_element" (optional),
@@ -132,11 +132,11 @@ struct CollectiveParams {
   LinkClass link = LinkClass::kIntraNode;
   Sourced latency_us;
   Sourced bytes_per_s;  ///< bus bandwidth as defined in the header comment
+  nlohmann::json fit = nlohmann::json::object();
   /// NCCL's low-latency protocol line (header comment); ll_bytes_per_s = 0: none.
   Sourced ll_latency_us{0, "not given: one protocol line"};
   Sourced ll_bytes_per_s{0, "not given: one protocol line"};
   bool has_low_latency_line() const { return ll_bytes_per_s.value > 0; }
-  nlohmann::json fit = nlohmann::json::object();
 };
 
 struct Provenance {
@@ -157,6 +157,14 @@ struct HardwareProfile {
   NetworkSpec network;
   /// Compute that runs while communication runs on the same GPU takes this factor longer (>= 1).
   Sourced overlap_slowdown;
+  /// Bytes per second the CP executor's elementwise passes achieve (merging partial outputs, accumulating
+  /// gradients, zeroing, all-to-all packing and conversion: cp_item_passes.h, a2a_staging.h, memory ops); small
+  /// strided kernels reach less than the HBM peak. Optional in files (absent: 0, meaning gpu.hbm_bytes_per_s).
+  Sourced executor_pass_bytes_per_s{0, "not given: the HBM bandwidth"};
+  /// executor_pass_bytes_per_s, or the HBM bandwidth when not given.
+  double executor_pass_rate() const {
+    return executor_pass_bytes_per_s.value > 0 ? executor_pass_bytes_per_s.value : gpu.hbm_bytes_per_s.value;
+  }
   std::vector<KernelParams> kernels;
   std::vector<CollectiveParams> collectives;
 

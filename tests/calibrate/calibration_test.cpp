@@ -99,6 +99,41 @@ TEST(Calibration, RecoversCollectiveLatencyAndBandwidth) {
   EXPECT_EQ(result.profile.provenance.residuals["comm all_gather intra_node"]["records"], 6);
 }
 
+TEST(Calibration, RecoversBothNcclProtocolLines) {
+  // The truth's all-gather has a low-latency line (8 us, 150 GB/s) under its Simple line (20 us, 280 GB/s); the
+  // chunks of 0.5 and 2 MiB run on the first, 8 MiB and up on the second. Starting from a profile with one
+  // line, the fit must find both.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::CollectiveParams& line = truth.collectives[static_cast<size_t>(
+      &truth.collective(perf::CollectiveOp::kAllGather, perf::LinkClass::kIntraNode) - truth.collectives.data())];
+  line.ll_latency_us = {8.0, "test"};
+  line.ll_bytes_per_s = {150e9, "test"};
+  const std::vector<Record> records = testing::synthetic_comm_records(truth, "all_gather", 1 << 20, 1 << 30, {});
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::CollectiveParams& ag = result.profile.collective(perf::CollectiveOp::kAllGather, perf::LinkClass::kIntraNode);
+  ASSERT_TRUE(ag.has_low_latency_line()) << ag.latency_us.value << " " << ag.bytes_per_s.value << " " << ag.fit.dump();
+  EXPECT_NEAR(ag.latency_us.value, 20.0, 0.05);
+  EXPECT_NEAR(ag.bytes_per_s.value, 280e9, 280e9 * 1e-3);
+  EXPECT_NEAR(ag.ll_latency_us.value, 8.0, 0.05);
+  EXPECT_NEAR(ag.ll_bytes_per_s.value, 150e9, 150e9 * 1e-3);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.1);
+}
+
+TEST(Calibration, PartialTilesNeverCostLessThanFullTiles) {
+  // A truth whose boundary tiles are cheaper than unmasked ones is not physical: the fit keeps
+  // partial_tile_us >= full_tile_us (it fits the excess, >= 0) and the records show the misfit.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::KernelParams& fwd = truth.kernels[static_cast<size_t>(&truth.kernel("lcab_flash", "fwd", 128, "bf16") -
+                                                              truth.kernels.data())];
+  fwd.partial_tile_us.value = 0.3 * fwd.full_tile_us.value;
+  const std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  const perf::KernelParams& fitted = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  EXPECT_GE(fitted.partial_tile_us.value, fitted.full_tile_us.value);
+}
+
 TEST(Calibration, RecoversTheOverlapSlowdown) {
   const perf::HardwareProfile truth = testing::synthetic_truth_profile();
   std::vector<Record> records =
