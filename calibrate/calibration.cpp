@@ -145,6 +145,9 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
   result.fits.push_back(fit);
 }
 
+/// Two protocol lines are 4 parameters: fitted from at least twice as many records.
+constexpr size_t kMinRecordsForTwoLines = 8;
+
 /// One attempt at a collective entry: both protocol lines, or the Simple line alone.
 bool try_comm_fit(const GroupRecords& group, size_t index, bool with_low_latency_line,
                   const CalibrationOptions& options, const RecordPredictor& predictor, CalibrationResult& result,
@@ -189,11 +192,13 @@ void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options
     result.failures.push_back({group.group, e.what()});
     return;
   }
-  // Both lines where the records determine them and they fit better than the Simple line alone.
+  // Both lines where the records determine them (at least two records per parameter) and they fit better than
+  // the Simple line alone.
   CalibrationResult two_lines;
   two_lines.profile = result.profile;
   GroupFit two_line_fit;
-  const bool two_ok = try_comm_fit(group, index, true, options, predictor, two_lines, two_line_fit);
+  const bool two_ok = group.records.size() >= kMinRecordsForTwoLines &&
+                      try_comm_fit(group, index, true, options, predictor, two_lines, two_line_fit);
   GroupFit fit;
   perf::CollectiveParams& start = result.profile.collectives[index];
   start.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
