@@ -9,6 +9,9 @@ model/perf/profile.h) in two layers:
    the intra-node collectives, the overlap slowdown and the CP executor's pass bandwidth (fitted on H200; HGX H100 has the same NVLink 4 / NVSwitch
    fabric and NCCL, so the H100 profile takes them too, saying so). Pass --datasheet-only to skip this layer.
 
+The first layer alone is also written as <gpu>.datasheet.json: lcab-calibrate starts from it (--base), so that a
+calibration does not depend on earlier fits that the built-in profiles carry.
+
 Every number states where it comes from.
 
 Usage: model/perf/derive_datasheet_profiles.py [--datasheet-only] [OUT_DIR]   (default: data/profiles)
@@ -333,12 +336,19 @@ def main():
     profiles_dir = os.path.join(here, "..", "..", "data", "profiles")
     out_dir = args[0] if args else profiles_dir
     for gpu, name in (("h100", "h100_sxm"), ("h200", "h200_sxm")):
+        # The datasheet layer alone: the starting point (--base) of every calibration, so that fits do not depend
+        # on earlier fits.
+        write(os.path.join(out_dir, name + ".datasheet.json"), profile(gpu))
         result = profile(gpu)
         if not datasheet_only:
             merge_fits(result, gpu, profiles_dir)
-        with open(os.path.join(out_dir, name + ".json"), "w") as f:
-            json.dump(result, f, indent=2)
-            f.write("\n")
+        write(os.path.join(out_dir, name + ".json"), result)
+
+
+def write(path, content):
+    with open(path, "w") as f:
+        json.dump(content, f, indent=2)
+        f.write("\n")
 
 
 if __name__ == "__main__":
