@@ -200,11 +200,11 @@ void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options
   const bool two_ok = group.records.size() >= kMinRecordsForTwoLines &&
                       try_comm_fit(group, index, true, options, predictor, two_lines, two_line_fit);
   GroupFit fit;
-  perf::CollectiveParams& start = result.profile.collectives[index];
-  start.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
-  start.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
   CalibrationResult one_line;
   one_line.profile = result.profile;
+  perf::CollectiveParams& simple_only = one_line.profile.collectives[index];
+  simple_only.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
+  simple_only.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
   const bool one_ok = try_comm_fit(group, index, false, options, predictor, one_line, fit);
   if (two_ok && (!one_ok || two_line_fit.stats.mape_pct < fit.stats.mape_pct)) {
     result.profile = two_lines.profile;
