@@ -8,6 +8,13 @@
 
 namespace lcab::calibrate {
 
+std::string canonical_impl(const std::string& impl) {
+  if (impl == "sdpa_flash") return "torch_sdpa_flash";
+  if (impl == "sdpa_cudnn") return "torch_sdpa_cudnn";
+  if (impl == "flex") return "torch_flex";
+  return impl;
+}
+
 std::vector<Record> usable_measurements(const std::vector<Record>& records, const std::string& kind,
                                         std::vector<std::string>* skipped) {
   std::vector<Record> usable;
@@ -18,8 +25,14 @@ std::vector<Record> usable_measurements(const std::vector<Record>& records, cons
     else if (!record.time_ms) why = "no time_ms";
     else if (!(std::isfinite(record.time_ms->median) && record.time_ms->median > 0)) why = "non-positive time";
     else if (kind == "comm" && record.key.gpus.value_or(0) < 2) why = "a single GPU: nothing crosses a link";
-    if (why.empty()) usable.push_back(record);
-    else if (skipped) skipped->push_back(describe_point(record) + ": " + why);
+    else if (kind == "kernel" && record.extra.value("dense_mask", false))
+      why = "a dense mask tensor: every tile computed, the mask read per tile (not in the tile model)";
+    if (!why.empty()) {
+      if (skipped) skipped->push_back(describe_point(record) + ": " + why);
+      continue;
+    }
+    usable.push_back(record);
+    if (kind == "kernel") usable.back().key.impl = canonical_impl(record.key.impl);
   }
   return usable;
 }

@@ -116,7 +116,7 @@ double RecordPredictor::kernel_ms(const perf::HardwareProfile& profile, const Re
   const RecordKey& key = record.key;
   const perf::KernelParams& params =
       profile.kernel(key.impl, key.pass, required(key.head_dim, "head_dim", record), key.dtype);
-  const perf::KernelCostModel model(params, profile.sms());
+  const perf::KernelCostModel model(profile, params);
   return model.cost(*mask_for(key), attention_shape(record)).time_us / 1000.0;
 }
 
@@ -159,7 +159,7 @@ double RecordPredictor::cp_ms(const perf::HardwareProfile& profile, const Record
   const std::string impl = key.impl.empty() ? "lcab_flash" : key.impl;
   const perf::KernelParams& params =
       profile.kernel(impl, key.pass, required(key.head_dim, "head_dim", record), key.dtype);
-  const perf::KernelCostModel kernel(params, profile.sms());
+  const perf::KernelCostModel kernel(profile, params);
   const perf::CommCostModel comm(profile, record_cluster(record, profile));
   const cp::Schedule& schedule = schedule_for(record, profile);
   perf::SimulationOptions options;

@@ -43,7 +43,7 @@ const KernelCostModel& CpPredictor::kernel_model(const std::string& impl, cp::Pa
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     const KernelParams& params = profile_.kernel(impl, cp::to_string(pass), head_dim, dtype);
-    it = kernels_.emplace(key, std::make_unique<KernelCostModel>(params, profile_.sms())).first;
+    it = kernels_.emplace(key, std::make_unique<KernelCostModel>(profile_, params)).first;
   }
   return *it->second;
 }

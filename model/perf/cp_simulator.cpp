@@ -6,6 +6,8 @@
 #include <string>
 
 #include "model/error.h"
+#include "model/perf/a2a_staging.h"
+#include "model/perf/cp_item_passes.h"
 
 namespace lcab::perf {
 namespace {
@@ -58,7 +60,8 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           const cp::ComputeItem& item = rs.items[op.index];
           const KernelCost& cost = m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(),
                                                          item_shape(item, schedule.config.workload));
-          d[k] = cost.time_us;
+          // plus the executor's merge / accumulation passes around the call (cp_item_passes.h)
+          d[k] = cost.time_us + cp_item_pass_us(item, schedule.pass, schedule.config.workload, m.hbm_bytes_per_s);
           c.attention_flops[r][k] = cost.flops;
           break;
         }
@@ -80,6 +83,8 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
                      "rank " << r << " op " << k << ": collective names group " << comm.group << " of "
                              << spans.size());
           d[k] = m.comm->collective_us(collective_of(op.kind), spans[comm.group], comm.chunk_bytes);
+          if (op.kind == OpKind::kAllToAll)  // the executor's pack/unpack/convert passes around the transfer
+            d[k] += a2a_staging_us(schedule, comm, spans[comm.group].members, m.hbm_bytes_per_s);
         }
       }
     }
@@ -334,7 +339,7 @@ CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& 
   m.kernel = &kernel;
   m.comm = &comm;
   m.overlap_slowdown = profile.overlap_slowdown.value;
-  m.hbm_bytes_per_s = profile.gpu.hbm_bytes_per_s.value;
+  m.hbm_bytes_per_s = profile.executor_pass_rate();
   m.memory_op_launch_us = kernel.params().launch_us.value;
   return m;
 }

@@ -4,8 +4,10 @@
 // Rules (the same the executor in cp/ obeys on GPUs):
 //   - ops of one stream run in list order; an op is issued when the previous op of its stream and every op in
 //     its deps have finished;
-//   - compute (attention) ops take the kernel model's time for their item, memory ops (zero, add) their bytes
-//     over HBM bandwidth plus one launch;
+//   - compute (attention) ops take the kernel model's time for their item plus the executor's merge and
+//     accumulation passes around the call (cp_item_passes.h), memory ops (zero, add) their bytes over HBM
+//     bandwidth plus one launch;
+//   - an all-to-all also pays the executor's memory passes around its transfer (a2a_staging.h);
 //   - a send/recv pair transfers once both sides are issued: start = max(issue times), both end together after
 //     the send/recv cost of the link between the two ranks; a collective starts when every member of its group
 //     has issued it and ends on all members together after the collective's cost;
@@ -37,7 +39,8 @@ struct CpCostModels {
   double hbm_bytes_per_s = 3.35e12;
   double memory_op_launch_us = 3.0;
 };
-/// Cost models from a profile's parameters: fills overlap, HBM and the memory-op launch (the kernel's launch).
+/// Cost models from a profile's parameters: fills overlap, the executor's pass bandwidth (hbm_bytes_per_s:
+/// HardwareProfile::executor_pass_rate) and the memory-op launch (the kernel's launch).
 CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm);
 
 struct OpTiming {
