@@ -1,6 +1,7 @@
 #include "calibrate/measurements.h"
 
 #include <cmath>
+#include <unordered_map>
 #include <sstream>
 
 #include "model/cli_values.h"
@@ -34,7 +35,19 @@ std::vector<Record> usable_measurements(const std::vector<Record>& records, cons
     usable.push_back(record);
     if (kind == "kernel") usable.back().key.impl = canonical_impl(record.key.impl);
   }
-  return usable;
+  // A re-measurement supersedes: of several records of one key, the last given is kept (as lcab-report does).
+  std::unordered_map<std::string, size_t> last;
+  for (size_t i = 0; i < usable.size(); ++i) last[key_id(usable[i].key)] = i;
+  std::vector<Record> latest;
+  latest.reserve(last.size());
+  for (size_t i = 0; i < usable.size(); ++i) {
+    if (last[key_id(usable[i].key)] == i) {
+      latest.push_back(std::move(usable[i]));
+    } else if (skipped) {
+      skipped->push_back(describe_point(usable[i]) + ": superseded by a later record of the same key");
+    }
+  }
+  return latest;
 }
 
 double measured_time_ms(const Record& record) {

@@ -23,8 +23,9 @@ std::string canonical_impl(const std::string& impl);
 /// time (comm records also need at least 2 GPUs: on one GPU nothing crosses a link the model describes; kernel
 /// records with a dense mask tensor ("dense_mask": true, SDPA with masks other than full and causal) are left
 /// out: that kernel path computes every tile and reads the mask per tile, which the tile model does not
-/// describe). Kernel records come back with key.impl = canonical_impl(key.impl). `skipped` (optional) receives
-/// one line per record of that kind left out and why.
+/// describe). Kernel records come back with key.impl = canonical_impl(key.impl). Of several records of one key
+/// (a point measured again, e.g. after a kernel change) only the last given is kept: list re-measurements after
+/// the files they supersede. `skipped` (optional) receives one line per record of that kind left out and why.
 std::vector<Record> usable_measurements(const std::vector<Record>& records, const std::string& kind,
                                         std::vector<std::string>* skipped = nullptr);
 

@@ -141,14 +141,19 @@ double RecordPredictor::comm_ms(const perf::HardwareProfile& profile, const Reco
 
 const cp::Schedule& RecordPredictor::schedule_for(const Record& record, const perf::HardwareProfile& profile) const {
   const perf::ClusterShape cluster = record_cluster(record, profile);
-  const std::string id = key_id(record.key) + "|" + std::to_string(cluster.gpus_per_node);
+  // The schedule as it was measured: the ring backward's own-block tail is recorded in extra.dkv_home_overlap;
+  // records written before that option existed were measured without the tail.
+  const bool dkv_home_overlap = record.extra.value("dkv_home_overlap", false);
+  const std::string id = key_id(record.key) + "|" + std::to_string(cluster.gpus_per_node) + "|" +
+                         (dkv_home_overlap ? "tail" : "no-tail");
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = schedules_.find(id);
     if (it != schedules_.end()) return *it->second;
   }
   const RecordKey& key = record.key;
-  const cp::CpConfig config = perf::cp_config_from_key(key, cluster, mask_for(key));
+  cp::CpConfig config = perf::cp_config_from_key(key, cluster, mask_for(key));
+  config.overlap_dkv_home_hop = dkv_home_overlap;
   auto schedule = std::make_unique<cp::Schedule>(cp::build_schedule(config, cp::parse_pass(key.pass)));
   std::lock_guard<std::mutex> lock(mutex_);
   return *schedules_.emplace(id, std::move(schedule)).first->second;

@@ -34,13 +34,23 @@ def sourced(value, source):
 
 # impl: (tile fwd, tile bwd, scheduler, {gpu: (full fwd, full bwd, causal fwd, causal bwd)}, source text)
 H100_SDPA_FLASH = (365, 315, 315, 316)
-LCAB_FLASH_H100 = (309, 204, 308, 200)
+LCAB_FLASH_MMA_SYNC_H100 = (309, 204, 308, 200)
+LCAB_FLASH_H100 = (588.0, 492.7, 625.2, 448.4)
+SWEEP = "data/measurements/h100/lcab-measure-kernel-sweep-2026-11-22.jsonl"
+BWD_SWEEP = "data/measurements/h100/lcab-measure-kernel-bwd-sweep-2026-11-22.jsonl"
 IMPLS = {
-    "lcab_flash": ((128, 64), (64, 128), "persistent_longest_first",
+    "lcab_flash": ((128, 128), (64, 128), "persistent_longest_first",
                    {"h100": LCAB_FLASH_H100, "h200": LCAB_FLASH_H100},
-                   "README 'Attention kernels' measured here: lcab_flash on H100, hd128, 16K, 64/8 heads: full "
-                   "309/204, causal 308/200 TFLOP/s fwd/bwd (data/measurements/h100/kernel-bench-2026-11-22.jsonl); "
-                   "tiles from kernels/flash_tiles.h (fwd 128x64, bwd 64x128); rows costliest first"),
+                   "README 'Attention kernels' measured here: lcab_flash (Hopper path) on H100, hd128, 16K, 64/8 "
+                   "heads: full 588.0/492.7, causal 625.2/448.4 TFLOP/s fwd/bwd (" + SWEEP + " fwd, " + BWD_SWEEP +
+                   " bwd); tiles from kernels/flash_tiles.h for sm_90 (fwd 128x128, bwd 64x128); items costliest "
+                   "first"),
+    "lcab_flash_sm80": ((128, 64), (64, 128), "persistent_longest_first",
+                        {"h100": LCAB_FLASH_MMA_SYNC_H100, "h200": LCAB_FLASH_MMA_SYNC_H100},
+                        "README 'Attention kernels' measured here: lcab_flash's mma.sync kernels on H100 (then the only "
+                        "path), hd128, 16K, 64/8 heads: full 309/204, causal 308/200 TFLOP/s fwd/bwd (data/"
+                        "measurements/h100/kernel-bench-2026-11-22.jsonl); tiles from kernels/flash_tiles.h (fwd "
+                        "128x64, bwd 64x128); rows costliest first"),
     "torch_sdpa_flash": ((128, 64), (64, 128), "grid_waves",
                          {"h100": H100_SDPA_FLASH, "h200": H100_SDPA_FLASH},
                          ANCHORS + " measured here: SDPA FlashAttention-2, H100, hd128, 16K: full 365/315, "
@@ -61,16 +71,17 @@ IMPLS = {
                    ANCHORS + " measured here: FlexAttention, H100, hd128, 16K: full 493/432, causal 421/391 TFLOP/s "
                    "fwd/bwd"),
     "cudnn": ((128, 128), (128, 128), "grid_waves",
-              {"h100": (595, 516, 539, 516 * 536 / 552), "h200": (702, 612, 673, 579)},
-              ANCHORS + " published: cuDNN 9 on H100 (FlashAttention-3 paper) hd128 16K: full 595/516, causal 539 "
-              "fwd (causal bwd = 516 x SDPA-cuDNN causal/full bwd ratio 536/552); on H200 cuDNN 9.19 GQA 64/8: "
-              "full 702/612, causal 673/579"),
+              {"h100": (622.1, 552.4, 676.6, 531.8), "h200": (702, 612, 673, 579)},
+              "H100: lcab's cudnn implementation (cuDNN 9.14.0 loaded) measured here, hd128, 16K, 64/8 heads: full "
+              "622.1/552.4, causal 676.6/531.8 TFLOP/s fwd/bwd (" + SWEEP + "); H200: " + ANCHORS + " published, "
+              "cuDNN 9.19 GQA 64/8: full 702/612, causal 673/579"),
 }
 
 
 # Backward passes over q outside the tile loop, bytes per q element (row x head x head dim) at a 2-byte dtype:
 # dO.O (reads dO and O: 2 + 2), the fp32 dQ accumulator zeroed (4), then read (4) and written as dtype (2).
 BWD_Q_PASS_BYTES = {
+    "lcab_flash_sm80": (14, "the same passes as lcab_flash's (shared launches)"),
     "lcab_flash": (14, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B), the fp32 dQ accumulator is "
                        "zeroed (4 B) and convert_dq_kernel reads it (4 B) and writes dQ (2 B) per q element; the "
                        "measured kernels of data/measurements/h200x2/cp-p2-current-2026-11-22.jsonl (delta + "
@@ -124,8 +135,10 @@ def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
 
 # What one CTA computes (model/perf/profile.h KernelWorkItem), from the kernels' grids.
 WORK_ITEMS = {
-    ("lcab_flash", "bwd"): ("k_column_per_kv_head", "kernels/flash_backward.cu: grid of k tiles x batch x kv heads; "
-                                                    "each CTA loops over the q heads of its GQA group"),
+    ("lcab_flash", "bwd"): ("k_column_per_kv_head", "kernels/hopper/flash_backward_sm90.cu: grid of k tiles x kv "
+                                                    "heads x batch; each CTA loops over the q heads of its GQA group"),
+    ("lcab_flash_sm80", "bwd"): ("k_column_per_kv_head", "kernels/flash_backward.cu: grid of k tiles x batch x kv "
+                                                         "heads; each CTA loops over the q heads of its GQA group"),
     ("torch_sdpa_flash", "bwd"): ("k_column_per_head", "FlashAttention-2 backward: grid (k blocks, batch, heads)"),
     ("torch_sdpa_efficient", "bwd"): ("k_column_per_head", "memory-efficient (cutlass) backward: a CTA per key "
                                                            "block and head, looping over query blocks"),
