@@ -22,6 +22,7 @@
 #include "kernels/flash_common.cuh"
 #include "kernels/flash_dispatch.cuh"
 #include "kernels/hopper/flash_sm90.h"
+#include "kernels/hopper/sm90_flash_common.cuh"
 #include "kernels/hopper/sm90_primitives.cuh"
 #include "kernels/hopper/tensor_map.h"
 
@@ -76,8 +77,6 @@ struct Sm90BackwardArgs {
   CUtensorMap v_map;
   CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
 };
-
-__device__ __forceinline__ int warp_uniform(int value) { return __shfl_sync(0xffffffffu, value, 0); }
 
 // The CTA's k tile and the runs of q tiles that touch it.
 struct KTile {
@@ -179,15 +178,6 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
     }
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(&bars->q_full[stage]);
-  }
-}
-
-template <typename T, int kSFloats>
-__device__ __forceinline__ void to_a_fragments(const float (&s)[kSFloats], uint32_t (&a)[kSFloats / 8][4]) {
-#pragma unroll
-  for (int kk = 0; kk < kSFloats / 8; ++kk) {
-#pragma unroll
-    for (int r = 0; r < 4; ++r) a[kk][r] = MmaType<T>::pack(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "kernels/flash_common.cuh"
 #include "kernels/flash_dispatch.cuh"
 #include "kernels/hopper/flash_sm90.h"
+#include "kernels/hopper/sm90_flash_common.cuh"
 #include "kernels/hopper/sm90_primitives.cuh"
 #include "kernels/hopper/tensor_map.h"
 
@@ -77,10 +78,6 @@ struct Sm90ForwardArgs {
   int* item_counter;
   int total_items;
 };
-
-// A value every lane of the warp holds alike, made visibly warp-uniform: ptxas serializes wgmma issued under
-// control flow it cannot prove uniform (warning C7520), and values loaded from memory are not provably uniform.
-__device__ __forceinline__ int warp_uniform(int value) { return __shfl_sync(0xffffffffu, value, 0); }
 
 // One work item: a q-tile row of one q head of one batch element.
 struct Item {
@@ -251,16 +248,6 @@ __device__ __forceinline__ void rescale(float (&o)[kOFloats], const float (&corr
     o[4 * j + 1] *= correction[0];
     o[4 * j + 2] *= correction[1];
     o[4 * j + 3] *= correction[1];
-  }
-}
-
-// P (accumulator fragment of S, fp32) -> A fragments of P V (16-bit), one per k16 step.
-template <typename T, int kSFloats>
-__device__ __forceinline__ void to_a_fragments(const float (&s)[kSFloats], uint32_t (&a)[kSFloats / 8][4]) {
-#pragma unroll
-  for (int kk = 0; kk < kSFloats / 8; ++kk) {
-#pragma unroll
-    for (int r = 0; r < 4; ++r) a[kk][r] = MmaType<T>::pack(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
   }
 }
 
