@@ -129,6 +129,13 @@ std::unique_ptr<RankComms> connect_process(const LaunchEnvironment& env, const s
   if (!mpi_ready && env.launcher == "openmpi") {
     MPI_Init(nullptr, nullptr);
     mpi_ready = 1;
+    // Finalized at exit, as mpirun requires of every rank that initialized (without it mpirun reports the job
+    // as exited improperly and returns 1 although every record was written).
+    std::atexit([] {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized) MPI_Finalize();
+    });
   }
   if (mpi_ready) {
     if (env.rank == 0) id = new_unique_id();
