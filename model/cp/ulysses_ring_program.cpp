@@ -1,0 +1,301 @@
+#include "model/cp/ulysses_ring_program.h"
+
+#include "model/cp/schedule_builder.h"
+#include "model/error.h"
+
+namespace lcab::cp {
+namespace {
+
+int64_t mod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
+
+// The layout is checked before anything is built from it.
+PositionSharding shard(const CpConfig& config) {
+  LCAB_CHECK(config.workload.mask, "CP config has no mask");
+  const int64_t U = config.ulysses_degree, R = config.ring_degree, W = config.windows, P = config.gpus;
+  LCAB_CHECK(U >= 1 && R >= 1 && U * R == P && W >= 1 && R % W == 0,
+             "unnormalized CP layout U=" << U << " R=" << R << " W=" << W << " for P=" << P);
+  return shard_sequence(*config.workload.mask, config.ring_degree, config.ulysses_degree, config.sharding,
+                        config.min_document_chunk_tokens);
+}
+
+}  // namespace
+
+// Shapes and buffer ids shared by every rank (all ranks allocate the same buffers).
+struct RingShape {
+  int64_t U, R, W, w, P;
+  int64_t t, T;          // rows per rank, rows per position
+  int64_t hq, hk;        // q heads and kv heads per Ulysses member
+  int64_t H, Hk;         // q heads and kv heads of the workload
+  int64_t batch, D, dt, gab;
+  bool fwd;
+  // buffers (-1 when absent)
+  int q = -1, kv = -1, out = -1, lse = -1, dout = -1, dq = -1, dkv = -1;             // sequence layout
+  int q_h = -1, kv_h = -1, out_h = -1, lse_h = -1, dout_h = -1, dq_h = -1, dkv_h = -1;  // head layout (U > 1)
+  int kv_inner[2] = {-1, -1}, kv_outer[2] = {-1, -1};
+  int dkv_inner[2] = {-1, -1}, dkv_scratch = -1, dkv_window = -1, dkv_outer = -1;
+  int q_side = -1;
+  std::vector<int> ulysses_group;  // per position
+  // the buffers the ring works on
+  int Q() const { return U > 1 ? q_h : q; }
+  int KV() const { return U > 1 ? kv_h : kv; }
+  int OUT() const { return U > 1 ? out_h : out; }
+  int LSE() const { return U > 1 ? lse_h : lse; }
+  int DOUT() const { return U > 1 ? dout_h : dout; }
+  int DQ() const { return U > 1 ? dq_h : dq; }
+  int DKV() const { return U > 1 ? dkv_h : dkv; }
+  int64_t kv_block_bytes() const { return batch * 2 * T * hk * D * dt; }
+  int64_t dkv_block_bytes() const { return batch * 2 * T * hk * D * gab; }
+  int window_result() const { return W == 1 ? DKV() : dkv_window; }
+  // dKV buffer the grads of step (o, m) accumulate into (before any transfer)
+  int travelling_dkv(int64_t m) const { return w == 1 ? window_result() : dkv_inner[m % 2]; }
+  int kv_block(int64_t o, int64_t m) const {
+    if (m > 0) return kv_inner[m % 2];
+    return o == 0 ? KV() : kv_outer[o % 2];
+  }
+  int first_ring_step() const { return U > 1 ? 1 : 0; }
+  // token map of a ring position's rows (the head-layout map with U > 1, else the rank's own shard)
+  int map_of_position(const GridLayout& layout, int64_t position) const {
+    return static_cast<int>(U > 1 ? P + position : layout.rank_of(0, position));
+  }
+};
+
+namespace {
+
+
+void add_buffers(ScheduleBuilder& sb, RingShape& p) {
+  const bool fwd = p.fwd;
+  const int64_t H = p.H, Hk = p.Hk, D = p.D, dt = p.dt, gab = p.gab, t = p.t, T = p.T;
+  constexpr int64_t kFp32 = 4;
+  const bool split = p.U > 1;
+  // Sequence layout: the rank's shard. Accumulators are fp32; with U > 1 the head-layout copies accumulate and
+  // the sequence-layout outputs are written by the all-to-all out, in dtype.
+  p.q = sb.add_buffer(make_buffer("q", BufferRole::kQ, t, H, D, 1, dt));
+  p.kv = sb.add_buffer(make_buffer("kv", BufferRole::kKV, t, Hk, D, 2, dt));
+  p.out = sb.add_buffer(make_buffer("out", BufferRole::kOut, t, H, D, 1, split ? dt : kFp32, fwd && !split));
+  p.lse = sb.add_buffer(make_buffer("lse", BufferRole::kLse, t, H, 1, 1, kFp32, fwd && !split));
+  if (!fwd) {
+    p.dout = sb.add_buffer(make_buffer("dout", BufferRole::kDOut, t, H, D, 1, dt));
+    p.dq = sb.add_buffer(make_buffer("dq", BufferRole::kDQ, t, H, D, 1, split ? dt : kFp32, !split));
+    p.dkv = sb.add_buffer(make_buffer("dkv", BufferRole::kDKV, t, Hk, D, 2, split ? dt : gab, !split));
+  }
+  if (split) {
+    p.q_h = sb.add_buffer(make_buffer("q_heads", BufferRole::kQ, T, p.hq, D, 1, dt));
+    p.kv_h = sb.add_buffer(make_buffer("kv_heads", BufferRole::kKV, T, p.hk, D, 2, dt));
+    p.out_h = sb.add_buffer(make_buffer("out_heads", BufferRole::kOut, T, p.hq, D, 1, kFp32, fwd));
+    p.lse_h = sb.add_buffer(make_buffer("lse_heads", BufferRole::kLse, T, p.hq, 1, 1, kFp32, fwd));
+    if (!fwd) {
+      p.dout_h = sb.add_buffer(make_buffer("dout_heads", BufferRole::kDOut, T, p.hq, D, 1, dt));
+      p.dq_h = sb.add_buffer(make_buffer("dq_heads", BufferRole::kDQ, T, p.hq, D, 1, kFp32, true));
+      p.dkv_h = sb.add_buffer(make_buffer("dkv_heads", BufferRole::kDKV, T, p.hk, D, 2, gab, true));
+    }
+  }
+  if (p.w > 1)
+    for (int n = 0; n < 2; ++n)
+      p.kv_inner[n] = sb.add_buffer(make_buffer("kv_inner[" + std::to_string(n) + "]", BufferRole::kKV, T, p.hk, D, 2, dt));
+  if (p.W > 1)
+    for (int n = 0; n < 2; ++n)
+      p.kv_outer[n] = sb.add_buffer(make_buffer("kv_outer[" + std::to_string(n) + "]", BufferRole::kKV, T, p.hk, D, 2, dt));
+  if (!fwd && p.R > 1) {
+    if (p.w > 1) {
+      for (int n = 0; n < 2; ++n)
+        p.dkv_inner[n] =
+            sb.add_buffer(make_buffer("dkv_inner[" + std::to_string(n) + "]", BufferRole::kDKV, T, p.hk, D, 2, gab));
+      p.dkv_scratch = sb.add_buffer(make_buffer("dkv_scratch", BufferRole::kDKV, T, p.hk, D, 2, gab));
+    }
+    if (p.W > 1) {
+      p.dkv_window = sb.add_buffer(make_buffer("dkv_window", BufferRole::kDKV, T, p.hk, D, 2, gab));
+      p.dkv_outer = sb.add_buffer(make_buffer("dkv_outer", BufferRole::kDKV, T, p.hk, D, 2, gab));
+    }
+  }
+  QSide side;
+  side.q = p.Q();
+  side.out = p.OUT();
+  side.lse = p.LSE();
+  if (!fwd) {
+    side.dout = p.DOUT();
+    side.dq = p.DQ();
+  }
+  p.q_side = sb.add_q_side(side);
+}
+
+BufferRegion whole(int buffer, int64_t rows) { return BufferRegion{buffer, 0, rows}; }
+
+// The all-to-alls of step 0 (sequence to heads) and of step R + 1 (heads to sequence).
+void emit_all_to_alls(const RingShape& p, int64_t pos, bool in, RingOpSink& sink) {
+  const int64_t q_chunk = p.batch * p.t * p.hq * p.D * p.dt;
+  const int64_t kv_chunk = p.batch * 2 * p.t * p.hk * p.D * p.dt;
+  const int ug = p.ulysses_group[pos];
+  if (in) {
+    if (p.fwd) {
+      sink.collective(OpKind::kAllToAll, ug, whole(p.q, p.t), whole(p.q_h, p.T), q_chunk, 0, "q", A2ALayout::kSeqToHead);
+      sink.collective(OpKind::kAllToAll, ug, whole(p.kv, p.t), whole(p.kv_h, p.T), kv_chunk, 0, "kv",
+                      A2ALayout::kSeqToHead);
+    } else {
+      sink.collective(OpKind::kAllToAll, ug, whole(p.dout, p.t), whole(p.dout_h, p.T), q_chunk, 0, "dout",
+                      A2ALayout::kSeqToHead);
+    }
+    return;
+  }
+  const int last_step = p.first_ring_step() + static_cast<int>(p.R);
+  if (p.fwd) {
+    sink.collective(OpKind::kAllToAll, ug, whole(p.out_h, p.T), whole(p.out, p.t), q_chunk, last_step, "out",
+                    A2ALayout::kHeadToSeq);
+  } else {
+    sink.collective(OpKind::kAllToAll, ug, whole(p.dq_h, p.T), whole(p.dq, p.t), q_chunk, last_step, "dq",
+                    A2ALayout::kHeadToSeq);
+    sink.collective(OpKind::kAllToAll, ug, whole(p.dkv_h, p.T), whole(p.dkv, p.t), kv_chunk, last_step, "dkv",
+                    A2ALayout::kHeadToSeq);
+  }
+}
+
+// Ring step (o, m) of the rank at (u, pos).
+void emit_ring_step(const RingShape& p, const GridLayout& layout, int64_t u, int64_t pos, int64_t o, int64_t m,
+                    RingOpSink& sink) {
+  const int64_t a = pos / p.w, i = pos % p.w;
+  auto rank_at = [&](int64_t window, int64_t index) {
+    return layout.rank_of(u, mod(window, p.W) * p.w + mod(index, p.w));
+  };
+  const int step = p.first_ring_step() + static_cast<int>(o * p.w + m);
+  const int kv_here = p.kv_block(o, m);
+  if (m == 0 && o + 1 < p.W) {  // the next outer block, overlapped with this whole outer step
+    sink.send(rank_at(a + 1, i), whole(kv_here, p.T), p.kv_block_bytes(), Stream::kOuterSend, step, "kv");
+    sink.recv(rank_at(a - 1, i), whole(p.kv_outer[(o + 1) % 2], p.T), p.kv_block_bytes(), Stream::kOuterRecv, step,
+              "kv");
+  }
+  if (m + 1 < p.w) {  // the next inner block, overlapped with this step's compute
+    sink.send(rank_at(a, i + 1), whole(kv_here, p.T), p.kv_block_bytes(), Stream::kSend, step, "kv");
+    sink.recv(rank_at(a, i - 1), whole(p.kv_inner[(m + 1) % 2], p.T), p.kv_block_bytes(), Stream::kRecv, step, "kv");
+  }
+  RingComputeOp op;
+  op.source = mod(a - o, p.W) * p.w + mod(i - m, p.w);
+  op.q_buffer = p.Q();
+  op.k_buffer = kv_here;
+  op.q_side = p.q_side;
+  op.q_map = p.map_of_position(layout, pos);
+  op.k_map = p.map_of_position(layout, op.source);
+  const std::optional<TokenRange> k_rows = sink.item_key_rows(op.source);
+  if (p.fwd) {
+    if (k_rows) sink.compute(op, step, {p.Q(), kv_here}, {p.OUT(), p.LSE()});
+    return;
+  }
+  // backward: grads of this KV block into the travelling dKV buffer
+  const int travelling = p.travelling_dkv(m);
+  const bool starts_fresh = m == 0 && travelling != p.DKV();  // DKV is zero at start and used once
+  if (starts_fresh) sink.zero(whole(travelling, p.T), step);
+  if (k_rows) {
+    op.grad_row_begin = k_rows->begin;
+    if (m == 0) {
+      op.grad_buffer = travelling;
+      sink.compute(op, step, {p.Q(), kv_here, p.OUT(), p.LSE(), p.DOUT()}, {p.DQ(), travelling});
+    } else {
+      const BufferRegion scratch{p.dkv_scratch, k_rows->begin, k_rows->length()};
+      sink.zero(scratch, step);
+      op.grad_buffer = p.dkv_scratch;
+      sink.compute(op, step, {p.Q(), kv_here, p.OUT(), p.LSE(), p.DOUT()}, {p.DQ(), p.dkv_scratch});
+      sink.add({travelling, k_rows->begin, k_rows->length()}, scratch, step);
+    }
+  }
+  if (p.w > 1) {  // pass the dKV on; after the last inner step it goes to the rank holding the outer block
+    const int into = m + 1 < p.w ? p.dkv_inner[(m + 1) % 2] : p.window_result();
+    sink.send(rank_at(a, i + 1), whole(travelling, p.T), p.dkv_block_bytes(), Stream::kSend, step, "dkv");
+    sink.recv(rank_at(a, i - 1), whole(into, p.T), p.dkv_block_bytes(), Stream::kRecv, step, "dkv");
+  }
+  if (m + 1 == p.w && p.W > 1) {  // window a's share done: add earlier windows' partial, pass it on
+    if (o > 0) sink.add(whole(p.dkv_window, p.T), whole(p.dkv_outer, p.T), step);
+    sink.send(rank_at(a + 1, i), whole(p.dkv_window, p.T), p.dkv_block_bytes(), Stream::kOuterSend, step, "dkv");
+    const int into = o + 1 < p.W ? p.dkv_outer : p.DKV();
+    sink.recv(rank_at(a - 1, i), whole(into, p.T), p.dkv_block_bytes(), Stream::kOuterRecv, step, "dkv");
+  }
+}
+
+}  // namespace
+
+UlyssesRingProgram::UlyssesRingProgram(const CpConfig& config, Pass pass)
+    : sharding_(shard(config)), index_(sharding_.positions) {
+  const Workload& wl = config.workload;
+  Schedule& s = skeleton_;
+  s.config = config;
+  s.pass = pass;
+  s.layout = {config.ulysses_degree, config.ring_degree, config.windows, config.placement};
+  const GridLayout& layout = s.layout;
+  auto shape = std::make_shared<RingShape>();
+  RingShape& p = *shape;
+  p.U = layout.ulysses;
+  p.R = layout.ring;
+  p.W = layout.windows;
+  p.w = layout.window_size();
+  p.P = config.gpus;
+  p.H = wl.heads;
+  p.Hk = wl.kv_heads;
+  p.hq = wl.heads / p.U;
+  p.hk = ulysses_kv_heads(0, p.U, wl.heads, wl.kv_heads).count();
+  p.batch = wl.batch;
+  p.D = wl.head_dim;
+  p.dt = wl.dtype_bytes;
+  p.gab = wl.grad_accum_bytes;
+  p.fwd = pass == Pass::kForward;
+
+  s.sharding = sharding_.kind;
+  p.T = sharding_.rows_per_position;
+  p.t = p.T / p.U;
+  s.local_tokens = p.t;
+  s.pad_tokens = sharding_.pad_tokens;
+
+  ScheduleBuilder sb(s);
+  for (int r = 0; r < p.P; ++r) {
+    const int64_t u = layout.ulysses_index(r);
+    sb.add_token_map(slice_rows(sharding_.positions[layout.ring_position(r)], u * p.t, (u + 1) * p.t));
+  }
+  if (p.U > 1)
+    for (const TokenMap& m : sharding_.positions) sb.add_token_map(m);
+  if (p.U > 1) {
+    for (int64_t pos = 0; pos < p.R; ++pos) {
+      std::vector<int> ranks;
+      for (int64_t u = 0; u < p.U; ++u) ranks.push_back(layout.rank_of(u, pos));
+      p.ulysses_group.push_back(sb.add_group(GroupKind::kUlysses, std::move(ranks)));
+    }
+  }
+  if (p.R > 1) {
+    for (int64_t u = 0; u < p.U; ++u) {
+      std::vector<int> ranks;
+      for (int64_t pos = 0; pos < p.R; ++pos) ranks.push_back(layout.rank_of(u, pos));
+      sb.add_group(GroupKind::kRing, std::move(ranks));
+      for (int64_t a = 0; p.W > 1 && a < p.W; ++a) {
+        std::vector<int> window;
+        for (int64_t i = 0; i < p.w; ++i) window.push_back(layout.rank_of(u, a * p.w + i));
+        sb.add_group(GroupKind::kWindow, std::move(window));
+      }
+    }
+  }
+  add_buffers(sb, p);
+  num_steps_ = static_cast<int>(p.R) + (p.U > 1 ? 2 : 0);
+  shape_ = std::move(shape);
+}
+
+void UlyssesRingProgram::emit(int rank, int step, RingOpSink& sink) const {
+  const RingShape& p = *shape_;
+  const GridLayout& layout = skeleton_.layout;
+  const int64_t u = layout.ulysses_index(rank), pos = layout.ring_position(rank);
+  if (p.U > 1 && (step == 0 || step == num_steps_ - 1)) {
+    emit_all_to_alls(p, pos, step == 0, sink);
+    return;
+  }
+  const int64_t k = step - p.first_ring_step();
+  LCAB_CHECK(k >= 0 && k < p.R, "step " << step << " is outside the program's " << num_steps_ << " steps");
+  emit_ring_step(p, layout, u, pos, k / p.w, k % p.w, sink);
+}
+
+HeadRange UlyssesRingProgram::q_heads(int64_t u) const { return ulysses_q_heads(u, shape_->U, shape_->H); }
+
+HeadRange UlyssesRingProgram::kv_heads(int64_t u) const {
+  return ulysses_kv_heads(u, shape_->U, shape_->H, shape_->Hk);
+}
+
+std::optional<ComputeItem> UlyssesRingProgram::item(const MaskResolver& resolver, int64_t u, int64_t source) const {
+  const HeadRange kv = kv_heads(u);
+  std::vector<std::vector<Slice>> lists;
+  for (int h : head_lists_for(resolver, kv)) lists.push_back(resolver.result()[h][source]);
+  return make_item(std::move(lists), q_heads(u), kv, resolver.per_kv_head(), shape_->H, shape_->Hk);
+}
+
+}  // namespace lcab::cp
