@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/error.h"
+#include "model/perf/lockstep_simulator.h"
 
 namespace lcab::perf {
 
@@ -32,8 +33,10 @@ double CpPrediction::flops() const {
   return f;
 }
 
-CpPredictor::CpPredictor(HardwareProfile profile, ClusterShape cluster)
-    : profile_(std::move(profile)), cluster_(cluster) {
+CpPredictor::CpPredictor(HardwareProfile profile, ClusterShape cluster, std::shared_ptr<RingItemCostCache> items)
+    : profile_(std::move(profile)),
+      cluster_(cluster),
+      items_(items ? std::move(items) : std::make_shared<RingItemCostCache>()) {
   validate_cluster(cluster_);
 }
 
@@ -64,10 +67,28 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
                                                                                    cluster_.gpus_per_node}))
                   .first;
   }
+  const cp::CpMethod& method = cp::builtin_cp_methods().find(prediction.config.method);
+  const int64_t head_dim = prediction.config.workload.head_dim;
+  if (options.summaries_only() && method.program) {
+    // Lock-step: the schedule is played as its program emits it; item costs come from a table shared by every
+    // candidate with the same sharding and heads (both passes in one table).
+    std::vector<cp::UlyssesRingProgram> programs;
+    for (cp::Pass pass : passes) programs.push_back(method.program(prediction.config, pass));
+    const KernelCostModel* models[2] = {nullptr, nullptr};
+    for (cp::Pass pass : passes) models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, head_dim, kernel.dtype);
+    const std::shared_ptr<const RingItemCosts> items =
+        items_->get(programs.front(), kernel.impl + "/" + kernel.dtype, models[0], models[1]);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      PassPrediction p;
+      p.pass = passes[n];
+      p.simulation = simulate_lockstep(programs[n], *items,
+                                       cost_models(profile_, *models[static_cast<int>(passes[n])], *comm_it->second));
+      prediction.passes.push_back(std::move(p));
+    }
+    return prediction;
+  }
   for (cp::Pass pass : passes) {
-    const int64_t head_dim = prediction.config.workload.head_dim;
-    const std::string dtype = kernel.dtype;
-    const KernelCostModel& model = kernel_model(kernel.impl, pass, head_dim, dtype);
+    const KernelCostModel& model = kernel_model(kernel.impl, pass, head_dim, kernel.dtype);
     auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(prediction.config, pass));
     PassPrediction p;
     p.pass = pass;

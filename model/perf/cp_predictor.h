@@ -12,6 +12,7 @@
 
 #include "model/cp/cp_method.h"
 #include "model/perf/cp_simulator.h"
+#include "model/perf/ring_item_cache.h"
 #include "model/record.h"
 
 namespace lcab::perf {
@@ -38,16 +39,22 @@ struct CpPrediction {
   double flops() const;
 };
 
+/// What a prediction keeps. Summaries only (all three false, as the planner asks) lets methods of the ulysses/ring
+/// engine be played by the lock-step simulator (lockstep_simulator.h): the same numbers without materializing
+/// the schedule; anything more plays the materialized schedule with simulate().
 struct PredictOptions {
   bool critical_path = true;
   bool keep_schedules = false;
   bool keep_timings = true;  ///< every op's and step's times (false: summaries only, as the planner wants)
+  bool summaries_only() const { return !critical_path && !keep_schedules && !keep_timings; }
 };
 
 class CpPredictor {
  public:
-  /// The cluster's gpus bound every config's gpus; gpus_per_node comes from the cluster.
-  CpPredictor(HardwareProfile profile, ClusterShape cluster);
+  /// The cluster's gpus bound every config's gpus; gpus_per_node comes from the cluster. Item-cost tables of
+  /// lock-step predictions go to `items` (shared with other predictors, e.g. a plan's worker threads), or to a
+  /// cache of this predictor's own when null.
+  CpPredictor(HardwareProfile profile, ClusterShape cluster, std::shared_ptr<RingItemCostCache> items = nullptr);
   const HardwareProfile& profile() const { return profile_; }
   const ClusterShape& cluster() const { return cluster_; }
 
@@ -63,6 +70,7 @@ class CpPredictor {
   ClusterShape cluster_;
   std::map<int64_t, std::unique_ptr<CommCostModel>> comm_;  // by config gpus (groups of the cluster's ranks)
   std::map<std::tuple<std::string, int, int64_t, std::string>, std::unique_ptr<KernelCostModel>> kernels_;
+  std::shared_ptr<RingItemCostCache> items_;
 };
 
 /// The key fields of a CP record (DESIGN.md section 5) for one pass of a config, as a measurement would write

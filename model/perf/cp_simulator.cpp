@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/error.h"
+#include "model/perf/intervals.h"
 
 namespace lcab::perf {
 namespace {
@@ -13,60 +14,6 @@ namespace {
 using cp::OpKind;
 
 constexpr double kUnknown = -1.0;
-
-struct Interval {
-  double begin;
-  double end;
-};
-
-// Sorted, disjoint union of intervals.
-std::vector<Interval> merge(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-  std::vector<Interval> out;
-  for (const Interval& i : v) {
-    if (i.end <= i.begin) continue;
-    if (!out.empty() && i.begin <= out.back().end) out.back().end = std::max(out.back().end, i.end);
-    else out.push_back(i);
-  }
-  return out;
-}
-double length(const std::vector<Interval>& merged) {
-  double total = 0;
-  for (const Interval& i : merged) total += i.end - i.begin;
-  return total;
-}
-// Length of [b, e) covered by a merged interval list.
-double covered(const std::vector<Interval>& merged, double b, double e) {
-  auto it = std::upper_bound(merged.begin(), merged.end(), b, [](double x, const Interval& i) { return x < i.end; });
-  double total = 0;
-  for (; it != merged.end() && it->begin < e; ++it) total += std::min(e, it->end) - std::max(b, it->begin);
-  return total;
-}
-// |a \ b| for merged lists.
-double minus_length(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  double total = 0;
-  for (const Interval& i : a) total += (i.end - i.begin) - covered(b, i.begin, i.end);
-  return total;
-}
-
-AttentionShape item_shape(const cp::ComputeItem& item, const cp::Workload& w) {
-  AttentionShape s;
-  s.batch = w.batch;
-  s.heads = item.q_heads.count();
-  s.kv_heads = item.kv_heads.count();
-  s.head_dim = w.head_dim;
-  s.dtype_bytes = w.dtype_bytes;
-  return s;
-}
-
-CollectiveOp collective_of(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllGather: return CollectiveOp::kAllGather;
-    case OpKind::kReduceScatter: return CollectiveOp::kReduceScatter;
-    case OpKind::kAllToAll: return CollectiveOp::kAllToAll;
-    default: return CollectiveOp::kSendRecv;
-  }
-}
 
 // The durations of every op, independent of timing (compute without overlap slowdown).
 struct OpCosts {
@@ -98,11 +45,7 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           break;
         }
         case OpKind::kZero:
-        case OpKind::kAdd: {
-          const double traffic = static_cast<double>(rs.memory_ops[op.index].bytes) * (op.kind == OpKind::kAdd ? 3 : 1);
-          d[k] = m.memory_op_launch_us + traffic / m.hbm_bytes_per_s * 1e6;
-          break;
-        }
+        case OpKind::kAdd: d[k] = memory_op_us(m, op.kind, rs.memory_ops[op.index].bytes); break;
         case OpKind::kSend:
         case OpKind::kRecv: {
           const cp::CommOp& comm = rs.comms[op.index];
@@ -363,16 +306,6 @@ std::vector<PathOp> critical_path(const cp::Schedule& s, const std::vector<std::
 }
 
 }  // namespace
-
-CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm) {
-  CpCostModels m;
-  m.kernel = &kernel;
-  m.comm = &comm;
-  m.overlap_slowdown = profile.overlap_slowdown.value;
-  m.hbm_bytes_per_s = profile.gpu.hbm_bytes_per_s.value;
-  m.memory_op_launch_us = kernel.params().launch_us.value;
-  return m;
-}
 
 double CpSimulation::compute_max_us() const {
   double m = 0;

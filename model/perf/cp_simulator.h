@@ -21,22 +21,10 @@
 #include <vector>
 
 #include "model/cp/schedule.h"
-#include "model/perf/comm_cost.h"
-#include "model/perf/kernel_cost.h"
+#include "model/perf/cp_op_cost.h"
 #include "model/perf/timeline.h"
 
 namespace lcab::perf {
-
-/// The cost models a simulation uses (not owned). kernel must be for the schedule's pass.
-struct CpCostModels {
-  const KernelCostModel* kernel = nullptr;
-  const CommCostModel* comm = nullptr;
-  double overlap_slowdown = 1.0;
-  double hbm_bytes_per_s = 3.35e12;
-  double memory_op_launch_us = 3.0;
-};
-/// Cost models from a profile's parameters: fills overlap, HBM and the memory-op launch (the kernel's launch).
-CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm);
 
 struct OpTiming {
   double issue_us = 0;  ///< when the op could start on its own (its stream and deps done)

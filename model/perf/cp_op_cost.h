@@ -1,0 +1,33 @@
+// What one op of a CP schedule costs: the cost models a simulation uses and the charges both simulators
+// (cp_simulator.h, which plays a materialized schedule, and lockstep_simulator.h, which plays a step program)
+// apply to an op, so that both charge the same.
+#pragma once
+
+#include <cstdint>
+
+#include "model/cp/schedule.h"
+#include "model/perf/comm_cost.h"
+#include "model/perf/kernel_cost.h"
+
+namespace lcab::perf {
+
+/// The cost models a simulation uses (not owned). kernel must be for the schedule's pass.
+struct CpCostModels {
+  const KernelCostModel* kernel = nullptr;
+  const CommCostModel* comm = nullptr;
+  double overlap_slowdown = 1.0;
+  double hbm_bytes_per_s = 3.35e12;
+  double memory_op_launch_us = 3.0;
+};
+/// Cost models from a profile's parameters: fills overlap, HBM and the memory-op launch (the kernel's launch).
+CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm);
+
+/// The kernel call of a compute item: its q and kv head counts with the workload's batch, head dim and dtype.
+AttentionShape item_shape(const cp::ComputeItem& item, const cp::Workload& workload);
+/// The collective a communication op kind is costed as (send/recv for point-to-point kinds).
+CollectiveOp collective_of(cp::OpKind kind);
+/// A local memory op (kZero writes `bytes`, kAdd reads two operands and writes one): one launch plus its HBM
+/// traffic.
+double memory_op_us(const CpCostModels& models, cp::OpKind kind, int64_t bytes);
+
+}  // namespace lcab::perf

@@ -1,0 +1,542 @@
+#include "model/perf/lockstep_simulator.h"
+
+#include <algorithm>
+#include <array>
+#include <unordered_map>
+
+#include "model/error.h"
+#include "model/perf/intervals.h"
+
+namespace lcab::perf {
+namespace {
+
+using cp::OpKind;
+using cp::Stream;
+
+constexpr int kMaxBuffers = 32;
+constexpr int kMaxPendingReaders = 8;
+
+uint32_t buffer_bits(std::initializer_list<int> buffers) {
+  uint32_t bits = 0;
+  for (int b : buffers) {
+    LCAB_CHECK(b >= 0 && b < kMaxBuffers, "buffer " << b << " is outside the " << kMaxBuffers
+                                                    << " buffers the lock-step simulator tracks");
+    bits |= uint32_t{1} << b;
+  }
+  return bits;
+}
+
+template <class Visit>
+void for_each_bit(uint32_t bits, Visit&& visit) {
+  for (; bits != 0; bits &= bits - 1) visit(__builtin_ctz(bits));
+}
+
+// When the last op in some role (a stream's last op, a buffer's last writer) ends: known, or still waiting for a
+// transfer of the current step (op >= 0: its index among the step's ops).
+struct Mark {
+  double end_us = 0;
+  int32_t op = -1;
+};
+
+// The readers of a buffer since its last write: the latest end among those done and the transfers still pending.
+struct Readers {
+  double end_us = 0;
+  std::array<int32_t, kMaxPendingReaders> pending{};
+  int count = 0;
+};
+
+// A rank's hazard state: what ScheduleBuilder's hazards and the streams' FIFO order make the next op wait for.
+struct RankState {
+  std::array<Mark, cp::kNumStreams> stream{};
+  std::array<Mark, kMaxBuffers> writer{};
+  std::array<Readers, kMaxBuffers> readers{};
+  std::vector<std::pair<int, int>> collective_seq;  // (group, collectives issued on it so far)
+};
+
+struct StepOp {
+  OpKind kind = OpKind::kCompute;
+  Stream stream = Stream::kCompute;
+  uint32_t reads = 0, writes = 0;  // buffer bits
+  int32_t rank = 0;                // played-rank index
+  int32_t peer = -1;               // send/recv: played-rank index of the peer; collective: its group
+  int32_t partner = -1;            // send/recv: the matching op of the step
+  int32_t seq = 0;                 // collective: n-th on its group
+  int64_t bytes = 0;
+  double duration_us = 0;
+  const RingItemCosts::Cost* cost = nullptr;  // attention ops
+  double issue_us = 0, start_us = 0, end_us = 0;
+  bool issued = false, done = false;
+};
+
+// What a play keeps of one played rank.
+struct RankRecord {
+  std::vector<Interval> comm;          // every transfer and collective
+  std::vector<Interval> busy;          // final play: compute-stream ops, in issue order
+  std::vector<Interval> attention;     // first play: attention ops, in order
+  std::vector<double> attention_us;    // first play: their durations
+  bool any = false;
+  double end_us = 0;
+  double attention_total_us = 0;       // final play, in op order as simulate() sums them
+  double flops = 0;
+  int64_t workspace_bytes = 0;
+};
+
+// Collective members of the current step that have arrived.
+struct Gathering {
+  int arrived = 0;
+  double start_us = 0;
+  double duration_us = 0;
+  std::vector<int32_t> members;
+};
+
+class LockstepPlay final : public cp::RingOpSink {
+ public:
+  // slowed: per played rank, the durations of its attention ops in order (the second play), or null.
+  LockstepPlay(const cp::UlyssesRingProgram& program, const RingItemCosts& items, const CpCostModels& models,
+               const std::vector<int>& played, const std::vector<std::vector<double>>* slowed)
+      : program_(program),
+        schedule_(program.skeleton()),
+        items_(items),
+        models_(models),
+        pass_(program.skeleton().pass),
+        played_(played),
+        slowed_(slowed) {
+    index_of_.assign(schedule_.gpus(), -1);
+    for (size_t i = 0; i < played_.size(); ++i) index_of_[played_[i]] = static_cast<int32_t>(i);
+    for (int r : played_) {
+      group_.push_back(items_.group_of(program_.layout().ulysses_index(r)));
+      position_.push_back(program_.layout().ring_position(r));
+    }
+    for (const cp::Group& g : schedule_.groups) {
+      spans_.push_back(models_.comm->span(g.ranks));
+      int members = 0;
+      for (int r : g.ranks) members += index_of_[r] >= 0 ? 1 : 0;
+      played_members_.push_back(members);
+    }
+    LCAB_CHECK(schedule_.buffers.size() <= static_cast<size_t>(kMaxBuffers),
+               "the program has " << schedule_.buffers.size() << " buffers; the lock-step simulator tracks "
+                                  << kMaxBuffers);
+  }
+
+  // Plays every step; `final_play` keeps the summaries' intervals, else those the overlap slowdown needs.
+  std::vector<RankRecord> run(bool final_play) {
+    final_ = final_play;
+    const size_t n = played_.size();
+    states_.assign(n, RankState{});
+    records_.assign(n, RankRecord{});
+    attention_cursor_.assign(n, 0);
+    range_.assign(n, {0, 0});
+    cursor_.assign(n, 0);
+    parked_.assign(n, 0);
+    for (int step = 0; step < program_.num_steps(); ++step) {
+      ops_.clear();
+      for (size_t i = 0; i < n; ++i) {
+        current_ = static_cast<int32_t>(i);
+        range_[i].first = static_cast<int32_t>(ops_.size());
+        program_.emit(played_[i], step, *this);
+        range_[i].second = static_cast<int32_t>(ops_.size());
+      }
+      match_transfers(step);
+      play_step(step);
+    }
+    return std::move(records_);
+  }
+
+  // ---- RingOpSink: ops of played rank current_ arrive here ----
+  std::optional<TokenRange> item_key_rows(int64_t source) override {
+    const int group = group_[current_];
+    const int64_t position = position_[current_];
+    std::optional<TokenRange> rows = items_.key_rows(group, position, source);
+    item_ = rows ? &items_.cost(pass_, group, position, source) : nullptr;
+    return rows;
+  }
+  void compute(const cp::RingComputeOp&, int, std::initializer_list<int> reads,
+               std::initializer_list<int> writes) override {
+    LCAB_CHECK(item_, "a compute op came without its item");
+    StepOp& op = push(OpKind::kCompute, Stream::kCompute, buffer_bits(reads), buffer_bits(writes));
+    op.cost = item_;
+    op.duration_us = slowed_ ? (*slowed_)[current_].at(attention_cursor_[current_]++) : item_->time_us;
+    item_ = nullptr;
+  }
+  void zero(cp::BufferRegion dst, int) override {
+    push(OpKind::kZero, Stream::kCompute, 0, buffer_bits({dst.buffer})).duration_us =
+        memory_op_us(models_, OpKind::kZero, memory_bytes(dst));
+  }
+  void add(cp::BufferRegion dst, cp::BufferRegion src, int) override {
+    push(OpKind::kAdd, Stream::kCompute, buffer_bits({src.buffer}), buffer_bits({dst.buffer})).duration_us =
+        memory_op_us(models_, OpKind::kAdd, memory_bytes(dst));
+  }
+  void send(int peer, cp::BufferRegion src, int64_t bytes, Stream stream, int, const char*) override {
+    transfer(OpKind::kSend, peer, bytes, stream, buffer_bits({src.buffer}), 0);
+  }
+  void recv(int peer, cp::BufferRegion dst, int64_t bytes, Stream stream, int, const char*) override {
+    transfer(OpKind::kRecv, peer, bytes, stream, 0, buffer_bits({dst.buffer}));
+  }
+  void collective(OpKind kind, int group, cp::BufferRegion src, cp::BufferRegion dst, int64_t chunk_bytes, int,
+                  const char*, cp::A2ALayout) override {
+    LCAB_CHECK(group >= 0 && group < static_cast<int>(spans_.size()),
+               "collective names group " << group << " of " << spans_.size());
+    StepOp& op = push(kind, Stream::kCollective, buffer_bits({src.buffer}), buffer_bits({dst.buffer}));
+    op.peer = group;
+    op.bytes = chunk_bytes;
+    op.seq = next_collective_seq(states_[current_], group);
+    op.duration_us = models_.comm->collective_us(collective_of(kind), spans_[group], chunk_bytes);
+  }
+
+ private:
+  StepOp& push(OpKind kind, Stream stream, uint32_t reads, uint32_t writes) {
+    StepOp& op = ops_.emplace_back();
+    op.kind = kind;
+    op.stream = stream;
+    op.reads = reads;
+    op.writes = writes;
+    op.rank = current_;
+    return op;
+  }
+  int64_t memory_bytes(const cp::BufferRegion& dst) const {
+    return schedule_.config.workload.batch * dst.rows * schedule_.buffers.at(dst.buffer).row_bytes();
+  }
+  void transfer(OpKind kind, int peer, int64_t bytes, Stream stream, uint32_t reads, uint32_t writes) {
+    LCAB_CHECK(peer >= 0 && peer < schedule_.gpus() && index_of_[peer] >= 0,
+               "rank " << played_[current_] << " exchanges with rank " << peer << ", which is not played");
+    StepOp& op = push(kind, stream, reads, writes);
+    op.peer = index_of_[peer];
+    op.bytes = bytes;
+    op.duration_us = models_.comm->send_recv_us(played_[current_], peer, bytes);
+  }
+  static int next_collective_seq(RankState& state, int group) {
+    for (auto& [g, count] : state.collective_seq)
+      if (g == group) return count++;
+    state.collective_seq.emplace_back(group, 1);
+    return 0;
+  }
+
+  // The k-th send from a to b in this step meets the k-th receive on b from a (the whole schedule matches the
+  // k-th of each; programs keep every pair inside one step, which this checks).
+  void match_transfers(int step) {
+    for (size_t i = 0; i < played_.size(); ++i) {
+      for (int32_t k = range_[i].first; k < range_[i].second; ++k) {
+        StepOp& send = ops_[k];
+        if (send.kind != OpKind::kSend) continue;
+        int ordinal = 0;
+        for (int32_t e = range_[i].first; e < k; ++e) ordinal += ops_[e].kind == OpKind::kSend && ops_[e].peer == send.peer;
+        int32_t match = -1;
+        for (int32_t e = range_[send.peer].first; e < range_[send.peer].second && match < 0; ++e) {
+          const StepOp& recv = ops_[e];
+          if (recv.kind == OpKind::kRecv && recv.peer == static_cast<int32_t>(i) && ordinal-- == 0) match = e;
+        }
+        LCAB_CHECK(match >= 0, "step " << step << ": a send from rank " << played_[i] << " to rank "
+                                       << played_[send.peer] << " has no receive in the same step");
+        LCAB_CHECK(ops_[match].bytes == send.bytes, "step " << step << ": send of " << send.bytes << " B from rank "
+                                                            << played_[i] << " meets a receive of "
+                                                            << ops_[match].bytes << " B");
+        send.partner = match;
+        ops_[match].partner = k;
+      }
+    }
+    for (const StepOp& op : ops_)
+      LCAB_CHECK(op.kind != OpKind::kRecv || op.partner >= 0,
+                 "step " << step << ": a receive on rank " << played_[op.rank] << " from rank " << played_[op.peer]
+                         << " has no send in the same step");
+  }
+
+  void play_step(int step) {
+    worklist_.clear();
+    gatherings_.clear();
+    gathering_of_.clear();
+    for (size_t i = 0; i < played_.size(); ++i) {
+      cursor_[i] = range_[i].first;
+      worklist_.push_back(static_cast<int32_t>(i));
+    }
+    for (size_t w = 0; w < worklist_.size(); ++w) advance(worklist_[w]);
+    for (size_t i = 0; i < played_.size(); ++i) {
+      if (cursor_[i] == range_[i].second && std::all_of(ops_.begin() + range_[i].first, ops_.begin() + range_[i].second,
+                                                         [](const StepOp& op) { return op.done; }))
+        continue;
+      const StepOp& op = ops_[std::min(cursor_[i], range_[i].second - 1)];
+      LCAB_THROW("the schedule cannot finish: rank " << played_[i] << " (" << cp::to_string(op.kind) << " on stream "
+                                                     << cp::to_string(op.stream) << ", step " << step
+                                                     << ") waits forever for its communication partner");
+    }
+  }
+
+  // Issues the rank's ops in order until one waits for a transfer of this step that is not matched yet.
+  void advance(int32_t i) {
+    parked_[i] = 0;
+    RankState& state = states_[i];
+    while (cursor_[i] < range_[i].second) {
+      const int32_t id = cursor_[i];
+      StepOp& op = ops_[id];
+      double ready = 0;
+      if (!ready_time(state, op, ready)) {
+        parked_[i] = 1;
+        return;
+      }
+      ++cursor_[i];
+      op.issued = true;
+      op.issue_us = ready;
+      if (!cp::is_communication(op.kind)) {
+        op.start_us = ready;
+        op.end_us = ready + op.duration_us;
+        op.done = true;
+        settle(state, op);
+        record(op);
+        continue;
+      }
+      await(state, id);
+      if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+        const StepOp& other = ops_[op.partner];
+        if (!other.issued) continue;
+        const double start = std::max(op.issue_us, other.issue_us);
+        const double end = start + std::max(op.duration_us, other.duration_us);
+        complete(id, start, end);
+        complete(op.partner, start, end);
+        continue;
+      }
+      gather(id);
+    }
+  }
+
+  // A collective is done when every played member has issued it (the others have the same timeline).
+  void gather(int32_t id) {
+    const StepOp& op = ops_[id];
+    const int64_t key = static_cast<int64_t>(op.peer) * 1024 * 1024 + op.seq;
+    auto [it, fresh] = gathering_of_.try_emplace(key, static_cast<int>(gatherings_.size()));
+    if (fresh) gatherings_.emplace_back();
+    Gathering& g = gatherings_[it->second];
+    g.start_us = std::max(g.start_us, op.issue_us);
+    g.duration_us = std::max(g.duration_us, op.duration_us);
+    g.members.push_back(id);
+    if (++g.arrived < played_members_[op.peer]) return;
+    const std::vector<int32_t> members = std::move(g.members);
+    for (int32_t m : members) complete(m, g.start_us, g.start_us + g.duration_us);
+  }
+
+  // When the op could be issued: its stream's last op and its buffer hazards done; false while one is in transfer.
+  static bool ready_time(const RankState& state, const StepOp& op, double& ready) {
+    double t = 0;
+    const Mark& s = state.stream[static_cast<int>(op.stream)];
+    if (s.op >= 0) return false;
+    t = std::max(t, s.end_us);
+    bool waits = false;
+    for_each_bit(op.reads | op.writes, [&](int b) {
+      const Mark& w = state.writer[b];
+      waits = waits || w.op >= 0;
+      t = std::max(t, w.end_us);
+    });
+    for_each_bit(op.writes, [&](int b) {
+      const Readers& r = state.readers[b];
+      waits = waits || r.count > 0;
+      t = std::max(t, r.end_us);
+    });
+    ready = t;
+    return !waits;
+  }
+
+  // A compute-stream op done at issue: it becomes its stream's last op, a reader or the last writer of buffers.
+  static void settle(RankState& state, const StepOp& op) {
+    state.stream[static_cast<int>(op.stream)] = {op.end_us, -1};
+    for_each_bit(op.reads, [&](int b) { state.readers[b].end_us = std::max(state.readers[b].end_us, op.end_us); });
+    for_each_bit(op.writes, [&](int b) {
+      state.writer[b] = {op.end_us, -1};
+      state.readers[b] = Readers{};
+    });
+  }
+
+  // A communication op issued but not done: the same roles, pending until complete().
+  void await(RankState& state, int32_t id) {
+    const StepOp& op = ops_[id];
+    state.stream[static_cast<int>(op.stream)] = {0, id};
+    for_each_bit(op.reads, [&](int b) {
+      Readers& r = state.readers[b];
+      LCAB_CHECK(r.count < kMaxPendingReaders, "more than " << kMaxPendingReaders << " transfers read one buffer");
+      r.pending[r.count++] = id;
+    });
+    for_each_bit(op.writes, [&](int b) {
+      state.writer[b] = {0, id};
+      state.readers[b] = Readers{};
+    });
+  }
+
+  void complete(int32_t id, double start, double end) {
+    StepOp& op = ops_[id];
+    op.start_us = start;
+    op.end_us = end;
+    op.done = true;
+    RankState& state = states_[op.rank];
+    Mark& s = state.stream[static_cast<int>(op.stream)];
+    if (s.op == id) s = {end, -1};
+    for_each_bit(op.writes, [&](int b) {
+      if (state.writer[b].op == id) state.writer[b] = {end, -1};
+    });
+    for_each_bit(op.reads, [&](int b) {
+      Readers& r = state.readers[b];
+      for (int n = 0; n < r.count; ++n) {
+        if (r.pending[n] != id) continue;
+        r.pending[n] = r.pending[--r.count];
+        r.end_us = std::max(r.end_us, end);
+        break;
+      }
+    });
+    record(op);
+    if (parked_[op.rank]) {
+      parked_[op.rank] = 0;
+      worklist_.push_back(op.rank);
+    }
+  }
+
+  void record(const StepOp& op) {
+    RankRecord& r = records_[op.rank];
+    r.any = true;
+    r.end_us = std::max(r.end_us, op.end_us);
+    if (cp::is_communication(op.kind)) {
+      r.comm.push_back({op.start_us, op.end_us});
+      return;
+    }
+    const bool attention = op.kind == OpKind::kCompute;
+    if (!final_) {
+      if (attention) {
+        r.attention.push_back({op.start_us, op.end_us});
+        r.attention_us.push_back(op.duration_us);
+      }
+      return;
+    }
+    r.busy.push_back({op.start_us, op.end_us});
+    if (attention) {
+      r.attention_total_us += op.end_us - op.start_us;
+      r.flops += op.cost->flops;
+      r.workspace_bytes = std::max(r.workspace_bytes, op.cost->workspace_bytes);
+    }
+  }
+
+  const cp::UlyssesRingProgram& program_;
+  const cp::Schedule& schedule_;
+  const RingItemCosts& items_;
+  const CpCostModels& models_;
+  cp::Pass pass_;
+  const std::vector<int>& played_;
+  const std::vector<std::vector<double>>* slowed_;
+  std::vector<int32_t> index_of_;      // global rank -> played index, -1 when not played
+  std::vector<int> group_;             // per played rank: its item group
+  std::vector<int64_t> position_;      // per played rank: its ring position
+  std::vector<GroupSpan> spans_;       // per group
+  std::vector<int> played_members_;    // per group
+  bool final_ = true;
+  std::vector<RankState> states_;
+  std::vector<RankRecord> records_;
+  std::vector<size_t> attention_cursor_;
+  // the current step
+  int32_t current_ = 0;
+  const RingItemCosts::Cost* item_ = nullptr;
+  std::vector<StepOp> ops_;
+  std::vector<std::pair<int32_t, int32_t>> range_;  // per played rank: its ops [first, second)
+  std::vector<int32_t> cursor_;
+  std::vector<uint8_t> parked_;
+  std::vector<int32_t> worklist_;
+  std::vector<Gathering> gatherings_;
+  std::unordered_map<int64_t, int> gathering_of_;
+};
+
+// The kRing groups of the skeleton, one per Ulysses member, in member order.
+std::vector<const cp::Group*> ring_groups(const cp::Schedule& schedule) {
+  std::vector<const cp::Group*> out;
+  for (const cp::Group& g : schedule.groups)
+    if (g.kind == cp::GroupKind::kRing) out.push_back(&g);
+  return out;
+}
+
+// Nodes of a group's ranks, numbered by first appearance: equal labels mean the same same-node relation.
+std::vector<int64_t> node_pattern(const cp::Group& group, const CommCostModel& comm) {
+  std::vector<int64_t> nodes, labels;
+  for (int r : group.ranks) {
+    const int64_t node = comm.cluster().node_of(r);
+    const auto it = std::find(nodes.begin(), nodes.end(), node);
+    labels.push_back(it - nodes.begin());
+    if (it == nodes.end()) nodes.push_back(node);
+  }
+  return labels;
+}
+
+}  // namespace
+
+bool ulysses_members_equivalent(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                                const CommCostModel& comm) {
+  const cp::GridLayout& layout = program.layout();
+  for (int64_t u = 1; u < layout.ulysses; ++u)
+    if (items.group_of(u) != items.group_of(0)) return false;
+  const std::vector<const cp::Group*> rings = ring_groups(program.skeleton());
+  if (rings.empty()) return true;
+  const std::vector<int64_t> first = node_pattern(*rings.front(), comm);
+  for (size_t n = 1; n < rings.size(); ++n)
+    if (node_pattern(*rings[n], comm) != first) return false;
+  return true;
+}
+
+CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                               const CpCostModels& models) {
+  LCAB_CHECK(models.kernel && models.comm, "simulate_lockstep needs a kernel and a communication cost model");
+  const cp::Schedule& schedule = program.skeleton();
+  const cp::Pass want = models.kernel->pass() == KernelPass::kBackward ? cp::Pass::kBackward : cp::Pass::kForward;
+  LCAB_CHECK(schedule.pass == want, "the kernel model is for the " << models.kernel->params().pass
+                                                                  << " pass but the program is "
+                                                                  << cp::to_string(schedule.pass));
+  LCAB_CHECK(items.has_pass(schedule.pass), "the item costs were not made for the " << cp::to_string(schedule.pass)
+                                                                                     << " pass");
+  LCAB_CHECK(models.comm->cluster().gpus >= schedule.gpus(),
+             "the schedule has " << schedule.gpus() << " ranks but the cluster " << models.comm->cluster().gpus);
+  const cp::GridLayout& layout = program.layout();
+  const bool collapse = ulysses_members_equivalent(program, items, *models.comm);
+  std::vector<int> played;
+  for (int r = 0; r < schedule.gpus(); ++r)
+    if (!collapse || layout.ulysses_index(r) == 0) played.push_back(r);
+
+  std::vector<RankRecord> records;
+  if (models.overlap_slowdown > 1.0) {
+    std::vector<RankRecord> first = LockstepPlay(program, items, models, played, nullptr).run(false);
+    std::vector<std::vector<double>> slowed(played.size());
+    for (size_t i = 0; i < played.size(); ++i) {
+      const std::vector<Interval> comm = merge(std::move(first[i].comm));
+      for (size_t k = 0; k < first[i].attention.size(); ++k) {
+        const Interval& t = first[i].attention[k];
+        slowed[i].push_back(first[i].attention_us[k] + (models.overlap_slowdown - 1.0) * covered(comm, t.begin, t.end));
+      }
+    }
+    first.clear();
+    records = LockstepPlay(program, items, models, played, &slowed).run(true);
+  } else {
+    records = LockstepPlay(program, items, models, played, nullptr).run(true);
+  }
+
+  CpSimulation sim;
+  sim.ranks.resize(schedule.gpus());
+  std::vector<uint8_t> has_ops(schedule.gpus(), 0);
+  const int64_t buffers = schedule.peak_buffer_bytes();
+  for (size_t i = 0; i < played.size(); ++i) {
+    RankRecord& rec = records[i];
+    RankSummary sum;
+    const std::vector<Interval> busy = merge(std::move(rec.busy));
+    const std::vector<Interval> comm = merge(std::move(rec.comm));
+    sum.end_us = rec.end_us;
+    sum.compute_us = length(busy);
+    sum.attention_us = rec.attention_total_us;
+    sum.comm_us = length(comm);
+    sum.exposed_comm_us = minus_length(comm, busy);
+    sum.peak_mem_bytes = buffers + rec.workspace_bytes;
+    sum.flops = rec.flops;
+    const int64_t position = layout.ring_position(played[i]);
+    for (int64_t u = 0; u < (collapse ? layout.ulysses : 1); ++u) {
+      const int rank = collapse ? layout.rank_of(u, position) : played[i];
+      sim.ranks[rank] = sum;
+      has_ops[rank] = rec.any;
+    }
+  }
+  for (int r = 0; r < schedule.gpus(); ++r) {
+    if (has_ops[r] && sim.ranks[r].end_us >= sim.time_us) {
+      sim.time_us = sim.ranks[r].end_us;
+      sim.slowest_rank = r;
+    }
+  }
+  return sim;
+}
+
+}  // namespace lcab::perf
