@@ -14,15 +14,12 @@ using cp::OpKind;
 using cp::Stream;
 
 constexpr int kMaxBuffers = 32;
-constexpr int kMaxPendingReaders = 8;
+constexpr int kMaxPendingReaders = 3;
 
+uint32_t buffer_bit(int buffer) { return uint32_t{1} << buffer; }
 uint32_t buffer_bits(std::initializer_list<int> buffers) {
   uint32_t bits = 0;
-  for (int b : buffers) {
-    LCAB_CHECK(b >= 0 && b < kMaxBuffers, "buffer " << b << " is outside the " << kMaxBuffers
-                                                    << " buffers the lock-step simulator tracks");
-    bits |= uint32_t{1} << b;
-  }
+  for (int b : buffers) bits |= buffer_bit(b);
   return bits;
 }
 
@@ -31,52 +28,62 @@ void for_each_bit(uint32_t bits, Visit&& visit) {
   for (; bits != 0; bits &= bits - 1) visit(__builtin_ctz(bits));
 }
 
-// When the last op in some role (a stream's last op, a buffer's last writer) ends: known, or still waiting for a
-// transfer of the current step (op >= 0: its index among the step's ops).
-struct Mark {
-  double end_us = 0;
-  int32_t op = -1;
+// When the last op in some role (a stream's last op, a buffer's last writer) ends, as a time >= 0, or, while that
+// op is a transfer of the current step not matched yet, -(its index among the step's ops + 1).
+using Mark = double;
+Mark pending_mark(int32_t op) { return -1.0 - static_cast<double>(op); }
+bool is_pending(Mark m) { return m < 0; }
+
+// A buffer's hazards: its last writer, and its readers since then (the latest end among those done, and the
+// transfers still pending; -1 marks a free slot).
+struct BufferHazards {
+  Mark writer = 0;
+  double readers_end_us = 0;
+  std::array<int32_t, kMaxPendingReaders> pending_readers{-1, -1, -1};
+  bool readers_pending() const {
+    for (int32_t r : pending_readers)
+      if (r >= 0) return true;
+    return false;
+  }
 };
 
-// The readers of a buffer since its last write: the latest end among those done and the transfers still pending.
-struct Readers {
-  double end_us = 0;
-  std::array<int32_t, kMaxPendingReaders> pending{};
-  int count = 0;
-};
-
-// A rank's hazard state: what ScheduleBuilder's hazards and the streams' FIFO order make the next op wait for.
+// A rank's hazard state: what ScheduleBuilder's hazards and the streams' FIFO order make its next op wait for.
 struct RankState {
   std::array<Mark, cp::kNumStreams> stream{};
-  std::array<Mark, kMaxBuffers> writer{};
-  std::array<Readers, kMaxBuffers> readers{};
+  std::array<BufferHazards, kMaxBuffers> buffers{};
   std::vector<std::pair<int, int>> collective_seq;  // (group, collectives issued on it so far)
 };
 
 struct StepOp {
+  double duration_us = 0;
+  double issue_us = 0;
+  double start_us = 0;
+  double end_us = 0;
+  const RingItemCosts::Cost* cost = nullptr;  // attention ops
+  uint32_t reads = 0, writes = 0;             // buffer bits
+  int32_t rank = 0;                           // played-rank index
+  int32_t peer = -1;     // send/recv: played-rank index of the peer; collective: its group
+  int32_t partner = -1;  // send/recv: the matching op of the step; collective: its n-th on the group
   OpKind kind = OpKind::kCompute;
   Stream stream = Stream::kCompute;
-  uint32_t reads = 0, writes = 0;  // buffer bits
-  int32_t rank = 0;                // played-rank index
-  int32_t peer = -1;               // send/recv: played-rank index of the peer; collective: its group
-  int32_t partner = -1;            // send/recv: the matching op of the step
-  int32_t seq = 0;                 // collective: n-th on its group
-  int64_t bytes = 0;
-  double duration_us = 0;
-  const RingItemCosts::Cost* cost = nullptr;  // attention ops
-  double issue_us = 0, start_us = 0, end_us = 0;
   bool issued = false, done = false;
+};
+
+// An attention op of the first play: its times and duration, for the overlap slowdown.
+struct AttentionTiming {
+  double start_us;
+  double end_us;
+  double duration_us;
 };
 
 // What a play keeps of one played rank.
 struct RankRecord {
-  std::vector<Interval> comm;          // every transfer and collective
-  std::vector<Interval> busy;          // final play: compute-stream ops, in issue order
-  std::vector<Interval> attention;     // first play: attention ops, in order
-  std::vector<double> attention_us;    // first play: their durations
+  IntervalUnion comm;                        // transfers and collectives
+  std::vector<Interval> busy;                // final play: union of the compute stream's ops (they run in order)
+  std::vector<AttentionTiming> attention;    // first play: attention ops, in order
   bool any = false;
   double end_us = 0;
-  double attention_total_us = 0;       // final play, in op order as simulate() sums them
+  double attention_total_us = 0;             // final play, in op order as simulate() sums them
   double flops = 0;
   int64_t workspace_bytes = 0;
 };
@@ -101,6 +108,9 @@ class LockstepPlay final : public cp::RingOpSink {
         pass_(program.skeleton().pass),
         played_(played),
         slowed_(slowed) {
+    LCAB_CHECK(schedule_.buffers.size() <= static_cast<size_t>(kMaxBuffers),
+               "the program has " << schedule_.buffers.size() << " buffers; the lock-step simulator tracks "
+                                  << kMaxBuffers);
     index_of_.assign(schedule_.gpus(), -1);
     for (size_t i = 0; i < played_.size(); ++i) index_of_[played_[i]] = static_cast<int32_t>(i);
     for (int r : played_) {
@@ -113,9 +123,7 @@ class LockstepPlay final : public cp::RingOpSink {
       for (int r : g.ranks) members += index_of_[r] >= 0 ? 1 : 0;
       played_members_.push_back(members);
     }
-    LCAB_CHECK(schedule_.buffers.size() <= static_cast<size_t>(kMaxBuffers),
-               "the program has " << schedule_.buffers.size() << " buffers; the lock-step simulator tracks "
-                                  << kMaxBuffers);
+    for (const cp::Buffer& b : schedule_.buffers) row_bytes_.push_back(b.row_bytes());
   }
 
   // Plays every step; `final_play` keeps the summaries' intervals, else those the overlap slowdown needs.
@@ -138,6 +146,7 @@ class LockstepPlay final : public cp::RingOpSink {
       }
       match_transfers(step);
       play_step(step);
+      if (step == 1) reserve_records();
     }
     return std::move(records_);
   }
@@ -155,31 +164,30 @@ class LockstepPlay final : public cp::RingOpSink {
     LCAB_CHECK(item_, "a compute op came without its item");
     StepOp& op = push(OpKind::kCompute, Stream::kCompute, buffer_bits(reads), buffer_bits(writes));
     op.cost = item_;
-    op.duration_us = slowed_ ? (*slowed_)[current_].at(attention_cursor_[current_]++) : item_->time_us;
+    op.duration_us = slowed_ ? (*slowed_)[current_][attention_cursor_[current_]++] : item_->time_us;
     item_ = nullptr;
   }
   void zero(cp::BufferRegion dst, int) override {
-    push(OpKind::kZero, Stream::kCompute, 0, buffer_bits({dst.buffer})).duration_us =
+    push(OpKind::kZero, Stream::kCompute, 0, buffer_bit(dst.buffer)).duration_us =
         memory_op_us(models_, OpKind::kZero, memory_bytes(dst));
   }
   void add(cp::BufferRegion dst, cp::BufferRegion src, int) override {
-    push(OpKind::kAdd, Stream::kCompute, buffer_bits({src.buffer}), buffer_bits({dst.buffer})).duration_us =
+    push(OpKind::kAdd, Stream::kCompute, buffer_bit(src.buffer), buffer_bit(dst.buffer)).duration_us =
         memory_op_us(models_, OpKind::kAdd, memory_bytes(dst));
   }
   void send(int peer, cp::BufferRegion src, int64_t bytes, Stream stream, int, const char*) override {
-    transfer(OpKind::kSend, peer, bytes, stream, buffer_bits({src.buffer}), 0);
+    transfer(OpKind::kSend, peer, bytes, stream, buffer_bit(src.buffer), 0);
   }
   void recv(int peer, cp::BufferRegion dst, int64_t bytes, Stream stream, int, const char*) override {
-    transfer(OpKind::kRecv, peer, bytes, stream, 0, buffer_bits({dst.buffer}));
+    transfer(OpKind::kRecv, peer, bytes, stream, 0, buffer_bit(dst.buffer));
   }
   void collective(OpKind kind, int group, cp::BufferRegion src, cp::BufferRegion dst, int64_t chunk_bytes, int,
                   const char*, cp::A2ALayout) override {
     LCAB_CHECK(group >= 0 && group < static_cast<int>(spans_.size()),
                "collective names group " << group << " of " << spans_.size());
-    StepOp& op = push(kind, Stream::kCollective, buffer_bits({src.buffer}), buffer_bits({dst.buffer}));
+    StepOp& op = push(kind, Stream::kCollective, buffer_bit(src.buffer), buffer_bit(dst.buffer));
     op.peer = group;
-    op.bytes = chunk_bytes;
-    op.seq = next_collective_seq(states_[current_], group);
+    op.partner = next_collective_seq(states_[current_], group);
     op.duration_us = models_.comm->collective_us(collective_of(kind), spans_[group], chunk_bytes);
   }
 
@@ -194,14 +202,13 @@ class LockstepPlay final : public cp::RingOpSink {
     return op;
   }
   int64_t memory_bytes(const cp::BufferRegion& dst) const {
-    return schedule_.config.workload.batch * dst.rows * schedule_.buffers.at(dst.buffer).row_bytes();
+    return schedule_.config.workload.batch * dst.rows * row_bytes_[dst.buffer];
   }
   void transfer(OpKind kind, int peer, int64_t bytes, Stream stream, uint32_t reads, uint32_t writes) {
     LCAB_CHECK(peer >= 0 && peer < schedule_.gpus() && index_of_[peer] >= 0,
                "rank " << played_[current_] << " exchanges with rank " << peer << ", which is not played");
     StepOp& op = push(kind, stream, reads, writes);
     op.peer = index_of_[peer];
-    op.bytes = bytes;
     op.duration_us = models_.comm->send_recv_us(played_[current_], peer, bytes);
   }
   static int next_collective_seq(RankState& state, int group) {
@@ -209,6 +216,15 @@ class LockstepPlay final : public cp::RingOpSink {
       if (g == group) return count++;
     state.collective_seq.emplace_back(group, 1);
     return 0;
+  }
+  // Room for every step like the last one, so that records grow without copying.
+  void reserve_records() {
+    for (size_t i = 0; i < played_.size(); ++i) {
+      RankRecord& r = records_[i];
+      const size_t steps = static_cast<size_t>(program_.num_steps());
+      r.comm.reserve(r.comm.size() * steps + 2);
+      if (!final_) r.attention.reserve(steps + 1);
+    }
   }
 
   // The k-th send from a to b in this step meets the k-th receive on b from a (the whole schedule matches the
@@ -227,9 +243,6 @@ class LockstepPlay final : public cp::RingOpSink {
         }
         LCAB_CHECK(match >= 0, "step " << step << ": a send from rank " << played_[i] << " to rank "
                                        << played_[send.peer] << " has no receive in the same step");
-        LCAB_CHECK(ops_[match].bytes == send.bytes, "step " << step << ": send of " << send.bytes << " B from rank "
-                                                            << played_[i] << " meets a receive of "
-                                                            << ops_[match].bytes << " B");
         send.partner = match;
         ops_[match].partner = k;
       }
@@ -250,8 +263,8 @@ class LockstepPlay final : public cp::RingOpSink {
     }
     for (size_t w = 0; w < worklist_.size(); ++w) advance(worklist_[w]);
     for (size_t i = 0; i < played_.size(); ++i) {
-      if (cursor_[i] == range_[i].second && std::all_of(ops_.begin() + range_[i].first, ops_.begin() + range_[i].second,
-                                                         [](const StepOp& op) { return op.done; }))
+      const auto first = ops_.begin() + range_[i].first, last = ops_.begin() + range_[i].second;
+      if (cursor_[i] == range_[i].second && std::all_of(first, last, [](const StepOp& op) { return op.done; }))
         continue;
       const StepOp& op = ops_[std::min(cursor_[i], range_[i].second - 1)];
       LCAB_THROW("the schedule cannot finish: rank " << played_[i] << " (" << cp::to_string(op.kind) << " on stream "
@@ -300,7 +313,7 @@ class LockstepPlay final : public cp::RingOpSink {
   // A collective is done when every played member has issued it (the others have the same timeline).
   void gather(int32_t id) {
     const StepOp& op = ops_[id];
-    const int64_t key = static_cast<int64_t>(op.peer) * 1024 * 1024 + op.seq;
+    const int64_t key = static_cast<int64_t>(op.peer) * 1024 * 1024 + op.partner;
     auto [it, fresh] = gathering_of_.try_emplace(key, static_cast<int>(gatherings_.size()));
     if (fresh) gatherings_.emplace_back();
     Gathering& g = gatherings_[it->second];
@@ -314,49 +327,44 @@ class LockstepPlay final : public cp::RingOpSink {
 
   // When the op could be issued: its stream's last op and its buffer hazards done; false while one is in transfer.
   static bool ready_time(const RankState& state, const StepOp& op, double& ready) {
-    double t = 0;
-    const Mark& s = state.stream[static_cast<int>(op.stream)];
-    if (s.op >= 0) return false;
-    t = std::max(t, s.end_us);
-    bool waits = false;
+    double t = state.stream[static_cast<int>(op.stream)];
+    bool waits = is_pending(t);
     for_each_bit(op.reads | op.writes, [&](int b) {
-      const Mark& w = state.writer[b];
-      waits = waits || w.op >= 0;
-      t = std::max(t, w.end_us);
+      const Mark w = state.buffers[b].writer;
+      waits = waits || is_pending(w);
+      t = std::max(t, w);
     });
     for_each_bit(op.writes, [&](int b) {
-      const Readers& r = state.readers[b];
-      waits = waits || r.count > 0;
-      t = std::max(t, r.end_us);
+      const BufferHazards& h = state.buffers[b];
+      waits = waits || h.readers_pending();
+      t = std::max(t, h.readers_end_us);
     });
-    ready = t;
+    ready = std::max(0.0, t);
     return !waits;
   }
 
   // A compute-stream op done at issue: it becomes its stream's last op, a reader or the last writer of buffers.
   static void settle(RankState& state, const StepOp& op) {
-    state.stream[static_cast<int>(op.stream)] = {op.end_us, -1};
-    for_each_bit(op.reads, [&](int b) { state.readers[b].end_us = std::max(state.readers[b].end_us, op.end_us); });
-    for_each_bit(op.writes, [&](int b) {
-      state.writer[b] = {op.end_us, -1};
-      state.readers[b] = Readers{};
+    state.stream[static_cast<int>(op.stream)] = op.end_us;
+    for_each_bit(op.reads, [&](int b) {
+      BufferHazards& h = state.buffers[b];
+      h.readers_end_us = std::max(h.readers_end_us, op.end_us);
     });
+    for_each_bit(op.writes, [&](int b) { state.buffers[b] = BufferHazards{op.end_us}; });
   }
 
   // A communication op issued but not done: the same roles, pending until complete().
-  void await(RankState& state, int32_t id) {
-    const StepOp& op = ops_[id];
-    state.stream[static_cast<int>(op.stream)] = {0, id};
+  static void await(RankState& state, const StepOp& op, int32_t id) {
+    state.stream[static_cast<int>(op.stream)] = pending_mark(id);
     for_each_bit(op.reads, [&](int b) {
-      Readers& r = state.readers[b];
-      LCAB_CHECK(r.count < kMaxPendingReaders, "more than " << kMaxPendingReaders << " transfers read one buffer");
-      r.pending[r.count++] = id;
+      std::array<int32_t, kMaxPendingReaders>& slots = state.buffers[b].pending_readers;
+      int32_t* free = std::find(slots.begin(), slots.end(), -1);
+      LCAB_CHECK(free != slots.end(), "more than " << kMaxPendingReaders << " transfers read one buffer at once");
+      *free = id;
     });
-    for_each_bit(op.writes, [&](int b) {
-      state.writer[b] = {0, id};
-      state.readers[b] = Readers{};
-    });
+    for_each_bit(op.writes, [&](int b) { state.buffers[b] = BufferHazards{pending_mark(id)}; });
   }
+  void await(RankState& state, int32_t id) { await(state, ops_[id], id); }
 
   void complete(int32_t id, double start, double end) {
     StepOp& op = ops_[id];
@@ -364,17 +372,18 @@ class LockstepPlay final : public cp::RingOpSink {
     op.end_us = end;
     op.done = true;
     RankState& state = states_[op.rank];
+    const Mark pending = pending_mark(id);
     Mark& s = state.stream[static_cast<int>(op.stream)];
-    if (s.op == id) s = {end, -1};
+    if (s == pending) s = end;
     for_each_bit(op.writes, [&](int b) {
-      if (state.writer[b].op == id) state.writer[b] = {end, -1};
+      if (state.buffers[b].writer == pending) state.buffers[b].writer = end;
     });
     for_each_bit(op.reads, [&](int b) {
-      Readers& r = state.readers[b];
-      for (int n = 0; n < r.count; ++n) {
-        if (r.pending[n] != id) continue;
-        r.pending[n] = r.pending[--r.count];
-        r.end_us = std::max(r.end_us, end);
+      BufferHazards& h = state.buffers[b];
+      for (int32_t& slot : h.pending_readers) {
+        if (slot != id) continue;
+        slot = -1;
+        h.readers_end_us = std::max(h.readers_end_us, end);
         break;
       }
     });
@@ -390,18 +399,15 @@ class LockstepPlay final : public cp::RingOpSink {
     r.any = true;
     r.end_us = std::max(r.end_us, op.end_us);
     if (cp::is_communication(op.kind)) {
-      r.comm.push_back({op.start_us, op.end_us});
+      r.comm.add({op.start_us, op.end_us});
       return;
     }
     const bool attention = op.kind == OpKind::kCompute;
     if (!final_) {
-      if (attention) {
-        r.attention.push_back({op.start_us, op.end_us});
-        r.attention_us.push_back(op.duration_us);
-      }
+      if (attention) r.attention.push_back({op.start_us, op.end_us, op.duration_us});
       return;
     }
-    r.busy.push_back({op.start_us, op.end_us});
+    append_sorted(r.busy, {op.start_us, op.end_us});
     if (attention) {
       r.attention_total_us += op.end_us - op.start_us;
       r.flops += op.cost->flops;
@@ -421,6 +427,7 @@ class LockstepPlay final : public cp::RingOpSink {
   std::vector<int64_t> position_;      // per played rank: its ring position
   std::vector<GroupSpan> spans_;       // per group
   std::vector<int> played_members_;    // per group
+  std::vector<int64_t> row_bytes_;     // per buffer
   bool final_ = true;
   std::vector<RankState> states_;
   std::vector<RankRecord> records_;
@@ -495,11 +502,12 @@ CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const Ring
     std::vector<RankRecord> first = LockstepPlay(program, items, models, played, nullptr).run(false);
     std::vector<std::vector<double>> slowed(played.size());
     for (size_t i = 0; i < played.size(); ++i) {
-      const std::vector<Interval> comm = merge(std::move(first[i].comm));
-      for (size_t k = 0; k < first[i].attention.size(); ++k) {
-        const Interval& t = first[i].attention[k];
-        slowed[i].push_back(first[i].attention_us[k] + (models.overlap_slowdown - 1.0) * covered(comm, t.begin, t.end));
-      }
+      const std::vector<Interval>& comm = first[i].comm.pieces();
+      size_t cursor = 0;  // attention ops run in order on the compute stream
+      slowed[i].reserve(first[i].attention.size());
+      for (const AttentionTiming& t : first[i].attention)
+        slowed[i].push_back(t.duration_us +
+                            (models.overlap_slowdown - 1.0) * covered_from(comm, cursor, t.start_us, t.end_us));
     }
     first.clear();
     records = LockstepPlay(program, items, models, played, &slowed).run(true);
@@ -514,8 +522,8 @@ CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const Ring
   for (size_t i = 0; i < played.size(); ++i) {
     RankRecord& rec = records[i];
     RankSummary sum;
-    const std::vector<Interval> busy = merge(std::move(rec.busy));
-    const std::vector<Interval> comm = merge(std::move(rec.comm));
+    const std::vector<Interval>& busy = rec.busy;
+    const std::vector<Interval>& comm = rec.comm.pieces();
     sum.end_us = rec.end_us;
     sum.compute_us = length(busy);
     sum.attention_us = rec.attention_total_us;

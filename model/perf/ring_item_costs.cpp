@@ -100,15 +100,22 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
           }
           kinds.keep(hash, kind, *item, shape);
         }
-        entries_[(static_cast<size_t>(g) * R + pos) * R + source] = {
+        entries_[index(g, pos, source)] = {
             kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
       }
     }
   }
 }
 
+size_t RingItemCosts::index(int group, int64_t position, int64_t source) const {
+  // By distance: the ranks of a ring step read one distance (a window's ranks two), so a step reads consecutive
+  // entries.
+  const int64_t distance = position >= source ? position - source : position - source + positions_;
+  return (static_cast<size_t>(group) * positions_ + distance) * positions_ + position;
+}
+
 const RingItemCosts::Entry& RingItemCosts::entry(int group, int64_t position, int64_t source) const {
-  return entries_[(static_cast<size_t>(group) * positions_ + position) * positions_ + source];
+  return entries_[index(group, position, source)];
 }
 
 std::optional<TokenRange> RingItemCosts::key_rows(int group, int64_t position, int64_t source) const {

@@ -57,12 +57,13 @@ class RingItemCosts {
     int32_t k_begin = 0;
     int32_t k_end = 0;
   };
+  size_t index(int group, int64_t position, int64_t source) const;
   const Entry& entry(int group, int64_t position, int64_t source) const;
 
   int64_t positions_ = 0;
   std::vector<int> group_of_member_;
   std::vector<int64_t> group_members_;  ///< a representative Ulysses member per group
-  std::vector<Entry> entries_;          ///< [group][position][source]
+  std::vector<Entry> entries_;          ///< [group][(position - source) mod R][position]
   std::array<std::vector<Cost>, 2> costs_;  ///< [pass][kind]
   std::array<bool, 2> has_pass_{false, false};
   size_t kinds_ = 0;
