@@ -75,10 +75,6 @@ std::string_view to_string(GroupKind kind) { return name_of(kind, kGroupNames); 
 std::string_view to_string(Stream stream) { return name_of(stream, kStreamNames); }
 std::string_view to_string(OpKind kind) { return name_of(kind, kOpNames); }
 
-bool is_communication(OpKind kind) {
-  return kind != OpKind::kCompute && kind != OpKind::kZero && kind != OpKind::kAdd;
-}
-
 int64_t TokenMap::rows() const {
   int64_t n = 0;
   for (const Segment& s : segments) n += s.length;

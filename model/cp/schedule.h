@@ -193,7 +193,9 @@ enum class OpKind : uint8_t {
   kAllToAll = 7,       ///< member i sends chunk j to member j; chunk_bytes per (i, j) pair
 };
 std::string_view to_string(OpKind kind);
-bool is_communication(OpKind kind);
+inline bool is_communication(OpKind kind) {
+  return kind != OpKind::kCompute && kind != OpKind::kZero && kind != OpKind::kAdd;
+}
 
 /// Rows [row_begin, row_begin + rows) of a buffer (all its heads unless stated otherwise by the op).
 struct BufferRegion {

@@ -6,7 +6,8 @@
 namespace lcab::cp {
 namespace {
 
-int64_t mod(int64_t a, int64_t n) { return ((a % n) + n) % n; }
+// a mod n for a in [-n, 2n) (ring arithmetic of one hop or one step back), without a division.
+int64_t wrap(int64_t a, int64_t n) { return a < 0 ? a + n : (a >= n ? a - n : a); }
 
 // The layout is checked before anything is built from it.
 PositionSharding shard(const CpConfig& config) {
@@ -153,21 +154,22 @@ void emit_ring_step(const RingShape& p, const GridLayout& layout, int64_t u, int
                     RingOpSink& sink) {
   const int64_t a = pos / p.w, i = pos % p.w;
   auto rank_at = [&](int64_t window, int64_t index) {
-    return layout.rank_of(u, mod(window, p.W) * p.w + mod(index, p.w));
+    return layout.rank_of(u, wrap(window, p.W) * p.w + wrap(index, p.w));
   };
+  const int inner_next = rank_at(a, i + 1), inner_prev = rank_at(a, i - 1);
+  const int outer_next = rank_at(a + 1, i), outer_prev = rank_at(a - 1, i);
   const int step = p.first_ring_step() + static_cast<int>(o * p.w + m);
   const int kv_here = p.kv_block(o, m);
   if (m == 0 && o + 1 < p.W) {  // the next outer block, overlapped with this whole outer step
-    sink.send(rank_at(a + 1, i), whole(kv_here, p.T), p.kv_block_bytes(), Stream::kOuterSend, step, "kv");
-    sink.recv(rank_at(a - 1, i), whole(p.kv_outer[(o + 1) % 2], p.T), p.kv_block_bytes(), Stream::kOuterRecv, step,
-              "kv");
+    sink.send(outer_next, whole(kv_here, p.T), p.kv_block_bytes(), Stream::kOuterSend, step, "kv");
+    sink.recv(outer_prev, whole(p.kv_outer[(o + 1) % 2], p.T), p.kv_block_bytes(), Stream::kOuterRecv, step, "kv");
   }
   if (m + 1 < p.w) {  // the next inner block, overlapped with this step's compute
-    sink.send(rank_at(a, i + 1), whole(kv_here, p.T), p.kv_block_bytes(), Stream::kSend, step, "kv");
-    sink.recv(rank_at(a, i - 1), whole(p.kv_inner[(m + 1) % 2], p.T), p.kv_block_bytes(), Stream::kRecv, step, "kv");
+    sink.send(inner_next, whole(kv_here, p.T), p.kv_block_bytes(), Stream::kSend, step, "kv");
+    sink.recv(inner_prev, whole(p.kv_inner[(m + 1) % 2], p.T), p.kv_block_bytes(), Stream::kRecv, step, "kv");
   }
   RingComputeOp op;
-  op.source = mod(a - o, p.W) * p.w + mod(i - m, p.w);
+  op.source = wrap(a - o, p.W) * p.w + wrap(i - m, p.w);
   op.q_buffer = p.Q();
   op.k_buffer = kv_here;
   op.q_side = p.q_side;
@@ -197,14 +199,14 @@ void emit_ring_step(const RingShape& p, const GridLayout& layout, int64_t u, int
   }
   if (p.w > 1) {  // pass the dKV on; after the last inner step it goes to the rank holding the outer block
     const int into = m + 1 < p.w ? p.dkv_inner[(m + 1) % 2] : p.window_result();
-    sink.send(rank_at(a, i + 1), whole(travelling, p.T), p.dkv_block_bytes(), Stream::kSend, step, "dkv");
-    sink.recv(rank_at(a, i - 1), whole(into, p.T), p.dkv_block_bytes(), Stream::kRecv, step, "dkv");
+    sink.send(inner_next, whole(travelling, p.T), p.dkv_block_bytes(), Stream::kSend, step, "dkv");
+    sink.recv(inner_prev, whole(into, p.T), p.dkv_block_bytes(), Stream::kRecv, step, "dkv");
   }
   if (m + 1 == p.w && p.W > 1) {  // window a's share done: add earlier windows' partial, pass it on
     if (o > 0) sink.add(whole(p.dkv_window, p.T), whole(p.dkv_outer, p.T), step);
-    sink.send(rank_at(a + 1, i), whole(p.dkv_window, p.T), p.dkv_block_bytes(), Stream::kOuterSend, step, "dkv");
+    sink.send(outer_next, whole(p.dkv_window, p.T), p.dkv_block_bytes(), Stream::kOuterSend, step, "dkv");
     const int into = o + 1 < p.W ? p.dkv_outer : p.DKV();
-    sink.recv(rank_at(a - 1, i), whole(into, p.T), p.dkv_block_bytes(), Stream::kOuterRecv, step, "dkv");
+    sink.recv(outer_prev, whole(into, p.T), p.dkv_block_bytes(), Stream::kOuterRecv, step, "dkv");
   }
 }
 

@@ -40,15 +40,13 @@ It join(It begin, It end, const Interval& i) {
 
 void IntervalUnion::add(const Interval& i) {
   if (i.end <= i.begin) return;
-  if (!stored_.empty() && i.begin <= stored_.back().end) {  // reaches back into the stored pieces: rare
+  if (i.begin <= stored_end_) {  // reaches back into the stored pieces: rare
     spill_window();
     auto at = std::lower_bound(stored_.begin(), stored_.end(), i.begin,
                                [](const Interval& piece, double b) { return piece.end < b; });
-    if (at == stored_.end() || at->begin > i.end) {
-      stored_.insert(at, i);
-      return;
-    }
-    stored_.erase(join(stored_.begin(), stored_.end(), i), stored_.end());
+    if (at == stored_.end() || at->begin > i.end) stored_.insert(at, i);
+    else stored_.erase(join(stored_.begin(), stored_.end(), i), stored_.end());
+    stored_changed();
     return;
   }
   Interval* const begin = window_.data();
@@ -61,9 +59,11 @@ void IntervalUnion::add(const Interval& i) {
   if (count_ == kWindow) {  // the oldest piece leaves the window (i comes after it: i.begin > stored back)
     if (at == begin) {
       stored_.push_back(i);  // i is before every window piece and after the stored ones
+      stored_end_ = i.end;
       return;
     }
     stored_.push_back(window_[0]);
+    stored_end_ = window_[0].end;
     std::move(begin + 1, end, begin);
     --count_;
     --at;
@@ -76,6 +76,7 @@ void IntervalUnion::add(const Interval& i) {
 void IntervalUnion::spill_window() {
   stored_.insert(stored_.end(), window_.begin(), window_.begin() + count_);
   count_ = 0;
+  stored_changed();
 }
 
 const std::vector<Interval>& IntervalUnion::pieces() {

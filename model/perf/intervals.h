@@ -34,7 +34,10 @@ class IntervalUnion {
  private:
   static constexpr int kWindow = 4;
   void spill_window();
+  void stored_changed() { stored_end_ = stored_.empty() ? -kInfinity : stored_.back().end; }
+  static constexpr double kInfinity = 1e308;
   std::vector<Interval> stored_;          // all before window_[0], not touching it
+  double stored_end_ = -kInfinity;        // stored_.back().end (kept here: the stored pieces are cold)
   std::array<Interval, kWindow> window_;  // the latest pieces, sorted, disjoint
   int count_ = 0;
 };

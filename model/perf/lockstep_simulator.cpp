@@ -131,6 +131,7 @@ class LockstepPlay final : public cp::RingOpSink {
     final_ = final_play;
     const size_t n = played_.size();
     states_.assign(n, RankState{});
+    transfer_memo_.assign(n, {});
     records_.assign(n, RankRecord{});
     attention_cursor_.assign(n, 0);
     range_.assign(n, {0, 0});
@@ -138,14 +139,25 @@ class LockstepPlay final : public cp::RingOpSink {
     parked_.assign(n, 0);
     for (int step = 0; step < program_.num_steps(); ++step) {
       ops_.clear();
+      gatherings_.clear();
+      gathering_of_.clear();
+      // Each rank is played as soon as its ops are emitted (they are still in cache); a rank that waits for a
+      // peer emitted later resumes when that peer's side is issued.
       for (size_t i = 0; i < n; ++i) {
         current_ = static_cast<int32_t>(i);
         range_[i].first = static_cast<int32_t>(ops_.size());
         program_.emit(played_[i], step, *this);
         range_[i].second = static_cast<int32_t>(ops_.size());
+        link_transfers(current_);
+        cursor_[i] = range_[i].first;
+        advance(current_);
+        while (!worklist_.empty()) {
+          const int32_t r = worklist_.back();
+          worklist_.pop_back();
+          advance(r);
+        }
       }
-      match_transfers(step);
-      play_step(step);
+      check_finished(step);
       if (step == 1) reserve_records();
     }
     return std::move(records_);
@@ -209,7 +221,17 @@ class LockstepPlay final : public cp::RingOpSink {
                "rank " << played_[current_] << " exchanges with rank " << peer << ", which is not played");
     StepOp& op = push(kind, stream, reads, writes);
     op.peer = index_of_[peer];
-    op.duration_us = models_.comm->send_recv_us(played_[current_], peer, bytes);
+    op.duration_us = transfer_us(peer, bytes);
+  }
+  // send_recv_us, remembered per played rank: a rank talks to a few peers in a few sizes, step after step.
+  double transfer_us(int peer, int64_t bytes) {
+    std::array<TransferCost, kTransferMemo>& memo = transfer_memo_[current_];
+    for (const TransferCost& t : memo)
+      if (t.peer == peer && t.bytes == bytes) return t.us;
+    const double us = models_.comm->send_recv_us(played_[current_], peer, bytes);
+    std::rotate(memo.rbegin(), memo.rbegin() + 1, memo.rend());
+    memo[0] = {peer, bytes, us};
+    return us;
   }
   static int next_collective_seq(RankState& state, int group) {
     for (auto& [g, count] : state.collective_seq)
@@ -228,48 +250,37 @@ class LockstepPlay final : public cp::RingOpSink {
   }
 
   // The k-th send from a to b in this step meets the k-th receive on b from a (the whole schedule matches the
-  // k-th of each; programs keep every pair inside one step, which this checks).
-  void match_transfers(int step) {
-    for (size_t i = 0; i < played_.size(); ++i) {
-      for (int32_t k = range_[i].first; k < range_[i].second; ++k) {
-        StepOp& send = ops_[k];
-        if (send.kind != OpKind::kSend) continue;
-        int ordinal = 0;
-        for (int32_t e = range_[i].first; e < k; ++e) ordinal += ops_[e].kind == OpKind::kSend && ops_[e].peer == send.peer;
-        int32_t match = -1;
-        for (int32_t e = range_[send.peer].first; e < range_[send.peer].second && match < 0; ++e) {
-          const StepOp& recv = ops_[e];
-          if (recv.kind == OpKind::kRecv && recv.peer == static_cast<int32_t>(i) && ordinal-- == 0) match = e;
-        }
-        LCAB_CHECK(match >= 0, "step " << step << ": a send from rank " << played_[i] << " to rank "
-                                       << played_[send.peer] << " has no receive in the same step");
-        send.partner = match;
-        ops_[match].partner = k;
+  // k-th of each; programs keep every pair inside one step, which check_finished checks). Pairs are linked when
+  // their second side is emitted: here, the transfers of rank i with peers emitted before it.
+  void link_transfers(int32_t i) {
+    for (int32_t k = range_[i].first; k < range_[i].second; ++k) {
+      StepOp& op = ops_[k];
+      if ((op.kind != OpKind::kSend && op.kind != OpKind::kRecv) || op.peer >= i) continue;
+      const OpKind other_kind = op.kind == OpKind::kSend ? OpKind::kRecv : OpKind::kSend;
+      int ordinal = 0;
+      for (int32_t e = range_[i].first; e < k; ++e) ordinal += ops_[e].kind == op.kind && ops_[e].peer == op.peer;
+      for (int32_t e = range_[op.peer].first; e < range_[op.peer].second; ++e) {
+        StepOp& other = ops_[e];
+        if (other.kind != other_kind || other.peer != i || ordinal-- != 0) continue;
+        op.partner = e;
+        other.partner = k;
+        break;
       }
     }
-    for (const StepOp& op : ops_)
-      LCAB_CHECK(op.kind != OpKind::kRecv || op.partner >= 0,
-                 "step " << step << ": a receive on rank " << played_[op.rank] << " from rank " << played_[op.peer]
-                         << " has no send in the same step");
   }
 
-  void play_step(int step) {
-    worklist_.clear();
-    gatherings_.clear();
-    gathering_of_.clear();
+  void check_finished(int step) {
     for (size_t i = 0; i < played_.size(); ++i) {
-      cursor_[i] = range_[i].first;
-      worklist_.push_back(static_cast<int32_t>(i));
-    }
-    for (size_t w = 0; w < worklist_.size(); ++w) advance(worklist_[w]);
-    for (size_t i = 0; i < played_.size(); ++i) {
-      const auto first = ops_.begin() + range_[i].first, last = ops_.begin() + range_[i].second;
-      if (cursor_[i] == range_[i].second && std::all_of(first, last, [](const StepOp& op) { return op.done; }))
-        continue;
-      const StepOp& op = ops_[std::min(cursor_[i], range_[i].second - 1)];
-      LCAB_THROW("the schedule cannot finish: rank " << played_[i] << " (" << cp::to_string(op.kind) << " on stream "
-                                                     << cp::to_string(op.stream) << ", step " << step
-                                                     << ") waits forever for its communication partner");
+      for (int32_t k = range_[i].first; k < range_[i].second; ++k) {
+        const StepOp& op = ops_[k];
+        if (op.done) continue;
+        const bool transfer = op.kind == OpKind::kSend || op.kind == OpKind::kRecv;
+        LCAB_THROW("the schedule cannot finish: rank "
+                   << played_[i] << " (" << cp::to_string(op.kind) << " on stream " << cp::to_string(op.stream)
+                   << ", step " << step << ") waits forever for "
+                   << (transfer && op.partner < 0 ? "a matching transfer in the same step"
+                                                  : (op.issued ? "its communication partner" : "its dependencies")));
+      }
     }
   }
 
@@ -298,8 +309,8 @@ class LockstepPlay final : public cp::RingOpSink {
       }
       await(state, id);
       if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+        if (op.partner < 0 || !ops_[op.partner].issued) continue;  // the peer's side comes later
         const StepOp& other = ops_[op.partner];
-        if (!other.issued) continue;
         const double start = std::max(op.issue_us, other.issue_us);
         const double end = start + std::max(op.duration_us, other.duration_us);
         complete(id, start, end);
@@ -431,6 +442,13 @@ class LockstepPlay final : public cp::RingOpSink {
   bool final_ = true;
   std::vector<RankState> states_;
   std::vector<RankRecord> records_;
+  struct TransferCost {
+    int peer = -1;
+    int64_t bytes = 0;
+    double us = 0;
+  };
+  static constexpr int kTransferMemo = 8;
+  std::vector<std::array<TransferCost, kTransferMemo>> transfer_memo_;
   std::vector<size_t> attention_cursor_;
   // the current step
   int32_t current_ = 0;
