@@ -51,53 +51,94 @@ const KernelCostModel& CpPredictor::kernel_model(const std::string& impl, cp::Pa
   return *it->second;
 }
 
-CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
-                                  const std::vector<cp::Pass>& passes, PredictOptions options) {
-  LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
+cp::CpConfig CpPredictor::normalized(const cp::CpConfig& config) const {
   LCAB_CHECK(config.gpus <= cluster_.gpus, "config uses " << config.gpus << " GPUs but the cluster has "
                                                           << cluster_.gpus);
   cp::CpConfig wanted = config;
   wanted.gpus_per_node = cluster_.gpus_per_node;
-  CpPrediction prediction;
-  prediction.config = cp::normalize_config(wanted);
-  auto comm_it = comm_.find(prediction.config.gpus);
-  if (comm_it == comm_.end()) {
-    comm_it = comm_.emplace(prediction.config.gpus,
-                            std::make_unique<CommCostModel>(profile_, ClusterShape{prediction.config.gpus,
-                                                                                   cluster_.gpus_per_node}))
-                  .first;
+  return cp::normalize_config(wanted);
+}
+
+const CommCostModel& CpPredictor::comm_model(int64_t gpus) {
+  auto it = comm_.find(gpus);
+  if (it == comm_.end())
+    it = comm_.emplace(gpus, std::make_unique<CommCostModel>(profile_, ClusterShape{gpus, cluster_.gpus_per_node}))
+             .first;
+  return *it->second;
+}
+
+CpPredictor::Lockstep CpPredictor::lockstep(const cp::CpMethod& method, const cp::CpConfig& config,
+                                            const KernelChoice& kernel, const std::vector<cp::Pass>& passes) {
+  Lockstep l;
+  for (cp::Pass pass : passes) {
+    l.programs.push_back(method.program(config, pass));
+    l.models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, config.workload.head_dim, kernel.dtype);
   }
+  l.items = items_->get(l.programs.front(), kernel.impl + "/" + kernel.dtype, l.models[0], l.models[1]);
+  return l;
+}
+
+CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
+                                  const std::vector<cp::Pass>& passes, PredictOptions options) {
+  LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
+  CpPrediction prediction;
+  prediction.config = normalized(config);
+  const CommCostModel& comm = comm_model(prediction.config.gpus);
   const cp::CpMethod& method = cp::builtin_cp_methods().find(prediction.config.method);
-  const int64_t head_dim = prediction.config.workload.head_dim;
   if (options.summaries_only() && method.program) {
     // Lock-step: the schedule is played as its program emits it; item costs come from a table shared by every
     // candidate with the same sharding and heads (both passes in one table).
-    std::vector<cp::UlyssesRingProgram> programs;
-    for (cp::Pass pass : passes) programs.push_back(method.program(prediction.config, pass));
-    const KernelCostModel* models[2] = {nullptr, nullptr};
-    for (cp::Pass pass : passes) models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, head_dim, kernel.dtype);
-    const std::shared_ptr<const RingItemCosts> items =
-        items_->get(programs.front(), kernel.impl + "/" + kernel.dtype, models[0], models[1]);
+    const Lockstep l = lockstep(method, prediction.config, kernel, passes);
     for (size_t n = 0; n < passes.size(); ++n) {
       PassPrediction p;
       p.pass = passes[n];
-      p.simulation = simulate_lockstep(programs[n], *items,
-                                       cost_models(profile_, *models[static_cast<int>(passes[n])], *comm_it->second));
+      p.simulation = simulate_lockstep(l.programs[n], *l.items,
+                                       cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm));
       prediction.passes.push_back(std::move(p));
     }
     return prediction;
   }
   for (cp::Pass pass : passes) {
-    const KernelCostModel& model = kernel_model(kernel.impl, pass, head_dim, kernel.dtype);
+    const KernelCostModel& model = kernel_model(kernel.impl, pass, prediction.config.workload.head_dim, kernel.dtype);
     auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(prediction.config, pass));
     PassPrediction p;
     p.pass = pass;
-    p.simulation = simulate(*schedule, cost_models(profile_, model, *comm_it->second),
+    p.simulation = simulate(*schedule, cost_models(profile_, model, comm),
                             SimulationOptions{options.critical_path, options.keep_timings});
     if (options.keep_schedules) p.schedule = std::move(schedule);
     prediction.passes.push_back(std::move(p));
   }
   return prediction;
+}
+
+CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes) {
+  LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
+  CpBound b;
+  b.config = normalized(config);
+  const CommCostModel& comm = comm_model(b.config.gpus);
+  const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
+  std::vector<PassBound> pass_bounds;
+  if (method.program) {
+    const Lockstep l = lockstep(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n)
+      pass_bounds.push_back(bound_lockstep(l.programs[n], *l.items,
+                                           cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
+  } else {
+    for (cp::Pass pass : passes) {
+      const KernelCostModel& model = kernel_model(kernel.impl, pass, b.config.workload.head_dim, kernel.dtype);
+      pass_bounds.push_back(perf::bound(cp::build_schedule(b.config, pass), cost_models(profile_, model, comm)));
+    }
+  }
+  b.passes = passes;
+  for (PassBound& p : pass_bounds) {
+    // A bound sums kernel times in another order than the play adds them up: a margin far above rounding keeps
+    // it below the simulated time also when a rank computes back to back.
+    p.time_lower_bound_us *= 1.0 - 1e-9;
+    b.time_lower_bound_us += p.time_lower_bound_us;
+    b.peak_mem_bytes = std::max(b.peak_mem_bytes, p.peak_mem_bytes);
+  }
+  b.pass_bounds = std::move(pass_bounds);
+  return b;
 }
 
 RecordKey cp_record_key(const cp::CpConfig& c, const KernelChoice& kernel, cp::Pass pass) {
@@ -149,6 +190,24 @@ Record cp_record(const CpPrediction& prediction, size_t pass_index, const Kernel
                               {"compute_ms", sim.critical_compute_us * 1e-3},
                               {"comm_ms", sim.critical_comm_us * 1e-3}};
   r.extra["sharding"] = std::string(cp::to_string(prediction.config.sharding));
+  return r;
+}
+
+Record cp_bound_record(const CpBound& bound, size_t pass_index, const KernelChoice& kernel,
+                       const HardwareProfile& profile) {
+  const PassBound& p = bound.pass_bounds.at(pass_index);
+  Record r;
+  r.source = "predicted";
+  r.kind = "cp";
+  r.key = cp_record_key(bound.config, kernel, bound.passes.at(pass_index));
+  r.status = "pruned";
+  r.error = "not simulated: its time lower bound is above the time of every simulated config of the plan";
+  r.area = bound.config.workload.mask->mean_area();
+  r.peak_mem_bytes = p.peak_mem_bytes;
+  r.device = DeviceInfo{profile.gpu.name, profile.sms(), ""};
+  r.extra["profile"] = profile.name;
+  r.extra["time_lower_bound_ms"] = p.time_lower_bound_us * 1e-3;
+  r.extra["sharding"] = std::string(cp::to_string(bound.config.sharding));
   return r;
 }
 

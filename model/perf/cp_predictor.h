@@ -49,6 +49,15 @@ struct PredictOptions {
   bool summaries_only() const { return !critical_path && !keep_schedules && !keep_timings; }
 };
 
+/// A config before it is simulated (CpPredictor::bound): what the planner ranks candidates by and prunes with.
+struct CpBound {
+  cp::CpConfig config;              ///< normalized
+  std::vector<cp::Pass> passes;
+  std::vector<PassBound> pass_bounds;  ///< per pass, in the order of passes
+  double time_lower_bound_us = 0;   ///< summed over passes; the prediction's time_us() is never below it
+  int64_t peak_mem_bytes = 0;       ///< exactly the prediction's peak_mem_bytes()
+};
+
 class CpPredictor {
  public:
   /// The cluster's gpus bound every config's gpus; gpus_per_node comes from the cluster. Item-cost tables of
@@ -61,11 +70,25 @@ class CpPredictor {
   /// Normalizes (throws lcab::Error with the method's message on an invalid config), builds and simulates.
   CpPrediction predict(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
                        PredictOptions options = {});
+  /// Normalizes (throwing as predict() does) and bounds the config without simulating it: exact peak memory and a
+  /// lower bound of its time (PassBound in cp_simulator.h), from the same item tables and schedules predict() uses.
+  CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes);
   /// The kernel cost model of (impl, pass, head dim, dtype), made once.
   const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
                                       const std::string& dtype);
 
  private:
+  cp::CpConfig normalized(const cp::CpConfig& config) const;
+  const CommCostModel& comm_model(int64_t gpus);
+  /// Programs of the passes and their shared item table (methods of the ulysses/ring engine).
+  struct Lockstep {
+    std::vector<cp::UlyssesRingProgram> programs;
+    std::shared_ptr<const RingItemCosts> items;
+    const KernelCostModel* models[2] = {nullptr, nullptr};
+  };
+  Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
+                    const std::vector<cp::Pass>& passes);
+
   HardwareProfile profile_;
   ClusterShape cluster_;
   std::map<int64_t, std::unique_ptr<CommCostModel>> comm_;  // by config gpus (groups of the cluster's ranks)
@@ -84,5 +107,9 @@ cp::CpConfig cp_config_from_key(const RecordKey& key, const ClusterShape& cluste
 /// A predicted "cp" record of one pass (status "ok"; time, tflops, flops, area, memory, breakdown).
 Record cp_record(const CpPrediction& prediction, size_t pass_index, const KernelChoice& kernel,
                  const HardwareProfile& profile);
+/// The record of one pass of a config the planner did not simulate (status "pruned", no time; peak memory, and
+/// the pass's time lower bound as extra.time_lower_bound_ms).
+Record cp_bound_record(const CpBound& bound, size_t pass_index, const KernelChoice& kernel,
+                       const HardwareProfile& profile);
 
 }  // namespace lcab::perf

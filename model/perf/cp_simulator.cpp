@@ -421,6 +421,26 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   return sim;
 }
 
+PassBound bound(const cp::Schedule& schedule, const CpCostModels& models) {
+  LCAB_CHECK(models.kernel && models.comm, "bound needs a kernel and a communication cost model");
+  PassBound b;
+  const double least_speed = std::min(1.0, models.overlap_slowdown);
+  for (const cp::RankSchedule& rs : schedule.ranks) {
+    double attention_us = 0;
+    int64_t workspace = 0;
+    for (const cp::ComputeItem& item : rs.items) {
+      const AttentionShape shape = item_shape(item, schedule.config.workload);
+      attention_us += models.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(), shape).time_us;
+      workspace = std::max(workspace, attention_workspace_bytes(shape, item.q_rows.length(), item.k_rows.length(),
+                                                                models.kernel->pass()));
+    }
+    b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * attention_us);
+    b.peak_mem_bytes = std::max(b.peak_mem_bytes, workspace);
+  }
+  b.peak_mem_bytes += schedule.peak_buffer_bytes();
+  return b;
+}
+
 void append_timeline(const cp::Schedule& schedule, const CpSimulation& sim, Timeline& timeline, double offset_us) {
   const std::string pass(cp::to_string(schedule.pass));
   for (int r = 0; r < schedule.gpus(); ++r) {

@@ -79,6 +79,15 @@ struct SimulationOptions {
 /// Plays the schedule. Throws lcab::Error when the schedule cannot finish (an op waits forever), naming it.
 CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, SimulationOptions options = {});
 
+/// What a pass costs before it is played: the peak memory simulate() reports (timing plays no part in it) and a
+/// lower bound of its time. A rank's compute stream runs its ops one after another, each for at least
+/// min(1, overlap slowdown) x its kernel time, so no pass ends before the busiest rank's attention time.
+struct PassBound {
+  double time_lower_bound_us = 0;
+  int64_t peak_mem_bytes = 0;
+};
+PassBound bound(const cp::Schedule& schedule, const CpCostModels& models);
+
 /// Events of the simulated timeline: one per op, on stream rows named as cp::to_string(Stream); time_offset_us
 /// shifts everything (a backward pass after its forward pass).
 void append_timeline(const cp::Schedule& schedule, const CpSimulation& simulation, Timeline& timeline,

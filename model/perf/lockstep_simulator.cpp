@@ -497,6 +497,33 @@ bool ulysses_members_equivalent(const cp::UlyssesRingProgram& program, const Rin
   return true;
 }
 
+PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                         const CpCostModels& models) {
+  const cp::Pass pass = program.skeleton().pass;
+  LCAB_CHECK(items.has_pass(pass), "the item costs were not made for the " << cp::to_string(pass) << " pass");
+  const cp::GridLayout& layout = program.layout();
+  std::vector<uint8_t> group_used(items.groups(), 0);
+  for (int64_t u = 0; u < layout.ulysses; ++u) group_used[items.group_of(u)] = 1;
+  PassBound b;
+  const double least_speed = std::min(1.0, models.overlap_slowdown);
+  int64_t workspace = 0;
+  for (int g = 0; g < items.groups(); ++g) {
+    if (!group_used[g]) continue;
+    for (int64_t position = 0; position < items.positions(); ++position) {
+      double attention_us = 0;
+      for (int64_t source = 0; source < items.positions(); ++source) {
+        if (!items.key_rows(g, position, source)) continue;
+        const RingItemCosts::Cost& c = items.cost(pass, g, position, source);
+        attention_us += c.time_us;
+        workspace = std::max(workspace, c.workspace_bytes);
+      }
+      b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * attention_us);
+    }
+  }
+  b.peak_mem_bytes = program.skeleton().peak_buffer_bytes() + workspace;
+  return b;
+}
+
 CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
                                const CpCostModels& models) {
   LCAB_CHECK(models.kernel && models.comm, "simulate_lockstep needs a kernel and a communication cost model");

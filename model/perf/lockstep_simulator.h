@@ -36,6 +36,12 @@ namespace lcab::perf {
 CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
                                const CpCostModels& models);
 
+/// bound() (cp_simulator.h) of the program's pass from its item table: every rank of a ulysses/ring program
+/// computes each source block's item of its position once, so its attention time is the sum of its row of the
+/// table, and its workspace the largest of them.
+PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                         const CpCostModels& models);
+
 /// True when the U members of every Ulysses group have the same timeline (see above), so that simulate_lockstep
 /// plays only member 0's ranks.
 bool ulysses_members_equivalent(const cp::UlyssesRingProgram& program, const RingItemCosts& items,

@@ -94,6 +94,10 @@ int compare_all(const HardwareProfile& profile, const KernelChoice& kernel, int6
         continue;  // a config the method rejects (heads, windows)
       }
       fast = predictor.predict(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward}, PredictOptions{false, false, false});
+      // The planner's bound: the same peak memory, never above the time.
+      const CpBound bound = predictor.bound(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward});
+      EXPECT_EQ(bound.peak_mem_bytes, exact.peak_mem_bytes()) << describe_config(exact.config) << " " << spec;
+      EXPECT_LE(bound.time_lower_bound_us, exact.time_us()) << describe_config(exact.config) << " " << spec;
       for (size_t n = 0; n < 2; ++n) {
         EXPECT_GT(exact.passes[n].simulation.time_us, 0);
         EXPECT_EQ(differences(exact.passes[n].simulation, fast.passes[n].simulation), "")
