@@ -67,8 +67,11 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
     LCAB_CHECK(std::find(known.begin(), known.end(), key) != known.end(),
                "grid: unknown key '" << key << "'; valid: " << join(known));
   std::vector<std::string> masks;
-  if (grid.contains("masks") && grid["masks"].is_string() && grid["masks"] == "all") masks = builtin_mask_patterns().names();
-  else masks = strings(grid, "masks", {});
+  if (grid.contains("masks") && grid["masks"].is_string() && grid["masks"] == "all") {
+    for (const MaskPattern& p : builtin_mask_patterns().patterns()) masks.push_back(p.name);  // not "file:PATH"
+  } else {
+    masks = strings(grid, "masks", {});
+  }
   LCAB_CHECK(!masks.empty(), "grid: 'masks' must list mask specs or be \"all\"");
   const std::vector<int64_t> seqlens = tokens(grid, "seqlens");
   const std::vector<int64_t> gpus_list = tokens(grid, "gpus");
