@@ -30,15 +30,15 @@ class RankScheduleSink final : public RingOpSink {
     item.grad_row_begin = op.grad_row_begin;
     rb_.compute(std::move(item), step, reads, writes);
   }
-  void zero(BufferRegion dst, int step) override { rb_.zero(dst, step); }
-  void add(BufferRegion dst, BufferRegion src, int step) override { rb_.add(dst, src, step); }
-  void send(int peer, BufferRegion src, int64_t bytes, Stream stream, int step, const char* what) override {
+  void zero(const BufferRegion& dst, int step) override { rb_.zero(dst, step); }
+  void add(const BufferRegion& dst, const BufferRegion& src, int step) override { rb_.add(dst, src, step); }
+  void send(int peer, const BufferRegion& src, int64_t bytes, Stream stream, int step, const char* what) override {
     rb_.send(peer, src, bytes, stream, step, what);
   }
-  void recv(int peer, BufferRegion dst, int64_t bytes, Stream stream, int step, const char* what) override {
+  void recv(int peer, const BufferRegion& dst, int64_t bytes, Stream stream, int step, const char* what) override {
     rb_.recv(peer, dst, bytes, stream, step, what);
   }
-  void collective(OpKind kind, int group, BufferRegion src, BufferRegion dst, int64_t chunk_bytes, int step,
+  void collective(OpKind kind, int group, const BufferRegion& src, const BufferRegion& dst, int64_t chunk_bytes, int step,
                   const char* what, A2ALayout layout) override {
     rb_.collective(kind, group, src, dst, chunk_bytes, step, what, layout);
   }

@@ -19,6 +19,22 @@ PositionSharding shard(const CpConfig& config) {
                         config.min_document_chunk_tokens);
 }
 
+// Division by a fixed positive divisor: a shift and a mask for powers of two (the degrees the planner makes),
+// else the division. emit() divides ranks and steps for every op of a million-op ring.
+class Divisor {
+ public:
+  explicit Divisor(int64_t n = 1) : n_(n), shift_(-1) {
+    for (int s = 0; s < 62; ++s)
+      if (int64_t{1} << s == n) shift_ = s;
+  }
+  int64_t quotient(int64_t x) const { return shift_ >= 0 ? x >> shift_ : x / n_; }    // x >= 0
+  int64_t remainder(int64_t x) const { return shift_ >= 0 ? x & (n_ - 1) : x % n_; }  // x >= 0
+
+ private:
+  int64_t n_;
+  int shift_;
+};
+
 }  // namespace
 
 // Shapes and buffer ids shared by every rank (all ranks allocate the same buffers).
@@ -36,6 +52,7 @@ struct RingShape {
   int dkv_inner[2] = {-1, -1}, dkv_scratch = -1, dkv_window = -1, dkv_outer = -1;
   int q_side = -1;
   std::vector<int> ulysses_group;  // per position
+  Divisor by_U, by_R, by_w;
   // the buffers the ring works on
   int Q() const { return U > 1 ? q_h : q; }
   int KV() const { return U > 1 ? kv_h : kv; }
@@ -152,7 +169,7 @@ void emit_all_to_alls(const RingShape& p, int64_t pos, bool in, RingOpSink& sink
 // Ring step (o, m) of the rank at (u, pos).
 void emit_ring_step(const RingShape& p, const GridLayout& layout, int64_t u, int64_t pos, int64_t o, int64_t m,
                     RingOpSink& sink) {
-  const int64_t a = pos / p.w, i = pos % p.w;
+  const int64_t a = p.by_w.quotient(pos), i = p.by_w.remainder(pos);
   auto rank_at = [&](int64_t window, int64_t index) {
     return layout.rank_of(u, wrap(window, p.W) * p.w + wrap(index, p.w));
   };
@@ -227,6 +244,9 @@ UlyssesRingProgram::UlyssesRingProgram(const CpConfig& config, Pass pass)
   p.W = layout.windows;
   p.w = layout.window_size();
   p.P = config.gpus;
+  p.by_U = Divisor(p.U);
+  p.by_R = Divisor(p.R);
+  p.by_w = Divisor(p.w);
   p.H = wl.heads;
   p.Hk = wl.kv_heads;
   p.hq = wl.heads / p.U;
@@ -277,14 +297,16 @@ UlyssesRingProgram::UlyssesRingProgram(const CpConfig& config, Pass pass)
 void UlyssesRingProgram::emit(int rank, int step, RingOpSink& sink) const {
   const RingShape& p = *shape_;
   const GridLayout& layout = skeleton_.layout;
-  const int64_t u = layout.ulysses_index(rank), pos = layout.ring_position(rank);
+  const bool ulysses_intra = layout.placement == Placement::kUlyssesIntra;  // GridLayout's two layouts
+  const int64_t u = ulysses_intra ? p.by_U.remainder(rank) : p.by_R.quotient(rank);
+  const int64_t pos = ulysses_intra ? p.by_U.quotient(rank) : p.by_R.remainder(rank);
   if (p.U > 1 && (step == 0 || step == num_steps_ - 1)) {
     emit_all_to_alls(p, pos, step == 0, sink);
     return;
   }
   const int64_t k = step - p.first_ring_step();
   LCAB_CHECK(k >= 0 && k < p.R, "step " << step << " is outside the program's " << num_steps_ << " steps");
-  emit_ring_step(p, layout, u, pos, k / p.w, k % p.w, sink);
+  emit_ring_step(p, layout, u, pos, p.by_w.quotient(k), p.by_w.remainder(k), sink);
 }
 
 HeadRange UlyssesRingProgram::q_heads(int64_t u) const { return ulysses_q_heads(u, shape_->U, shape_->H); }

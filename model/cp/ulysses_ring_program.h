@@ -47,11 +47,11 @@ class RingOpSink {
   /// The compute op of the item item_key_rows(op.source) announced just before.
   virtual void compute(const RingComputeOp& op, int step, std::initializer_list<int> reads,
                        std::initializer_list<int> writes) = 0;
-  virtual void zero(BufferRegion dst, int step) = 0;
-  virtual void add(BufferRegion dst, BufferRegion src, int step) = 0;
-  virtual void send(int peer, BufferRegion src, int64_t bytes, Stream stream, int step, const char* what) = 0;
-  virtual void recv(int peer, BufferRegion dst, int64_t bytes, Stream stream, int step, const char* what) = 0;
-  virtual void collective(OpKind kind, int group, BufferRegion src, BufferRegion dst, int64_t chunk_bytes, int step,
+  virtual void zero(const BufferRegion& dst, int step) = 0;
+  virtual void add(const BufferRegion& dst, const BufferRegion& src, int step) = 0;
+  virtual void send(int peer, const BufferRegion& src, int64_t bytes, Stream stream, int step, const char* what) = 0;
+  virtual void recv(int peer, const BufferRegion& dst, int64_t bytes, Stream stream, int step, const char* what) = 0;
+  virtual void collective(OpKind kind, int group, const BufferRegion& src, const BufferRegion& dst, int64_t chunk_bytes, int step,
                           const char* what, A2ALayout layout) = 0;
 };
 

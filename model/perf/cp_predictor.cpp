@@ -111,7 +111,8 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
   return prediction;
 }
 
-CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes) {
+CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                           bool with_time_bound) {
   LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
   CpBound b;
   b.config = normalized(config);
@@ -120,10 +121,19 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
   std::vector<PassBound> pass_bounds;
   if (method.program) {
     const Lockstep l = lockstep(method, b.config, kernel, passes);
-    for (size_t n = 0; n < passes.size(); ++n)
-      pass_bounds.push_back(bound_lockstep(l.programs[n], *l.items,
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const cp::UlyssesRingProgram& program = l.programs[n];
+      pass_bounds.push_back(bound_lockstep(program, *l.items,
                                            cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
+      const double played = ulysses_members_equivalent(program, *l.items, comm)
+                                ? static_cast<double>(program.layout().ring)
+                                : static_cast<double>(b.config.gpus);
+      b.work += played * program.num_steps();
+    }
   } else {
+    b.work = static_cast<double>(b.config.gpus * passes.size());
+    b.passes = passes;
+    if (!with_time_bound) return b;
     for (cp::Pass pass : passes) {
       const KernelCostModel& model = kernel_model(kernel.impl, pass, b.config.workload.head_dim, kernel.dtype);
       pass_bounds.push_back(perf::bound(cp::build_schedule(b.config, pass), cost_models(profile_, model, comm)));

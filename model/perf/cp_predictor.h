@@ -56,6 +56,7 @@ struct CpBound {
   std::vector<PassBound> pass_bounds;  ///< per pass, in the order of passes
   double time_lower_bound_us = 0;   ///< summed over passes; the prediction's time_us() is never below it
   int64_t peak_mem_bytes = 0;       ///< exactly the prediction's peak_mem_bytes()
+  double work = 0;                  ///< how long its simulation takes, relatively: ranks played x steps x passes
 };
 
 class CpPredictor {
@@ -72,7 +73,10 @@ class CpPredictor {
                        PredictOptions options = {});
   /// Normalizes (throwing as predict() does) and bounds the config without simulating it: exact peak memory and a
   /// lower bound of its time (PassBound in cp_simulator.h), from the same item tables and schedules predict() uses.
-  CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes);
+  /// with_time_bound false: only the normalized config and the work estimate, without building schedules (time
+  /// bound and peak memory 0) for methods that have no step program.
+  CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                bool with_time_bound = true);
   /// The kernel cost model of (impl, pass, head dim, dtype), made once.
   const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
                                       const std::string& dtype);

@@ -179,21 +179,21 @@ class LockstepPlay final : public cp::RingOpSink {
     op.duration_us = slowed_ ? (*slowed_)[current_][attention_cursor_[current_]++] : item_->time_us;
     item_ = nullptr;
   }
-  void zero(cp::BufferRegion dst, int) override {
+  void zero(const cp::BufferRegion& dst, int) override {
     push(OpKind::kZero, Stream::kCompute, 0, buffer_bit(dst.buffer)).duration_us =
         memory_op_us(models_, OpKind::kZero, memory_bytes(dst));
   }
-  void add(cp::BufferRegion dst, cp::BufferRegion src, int) override {
+  void add(const cp::BufferRegion& dst, const cp::BufferRegion& src, int) override {
     push(OpKind::kAdd, Stream::kCompute, buffer_bit(src.buffer), buffer_bit(dst.buffer)).duration_us =
         memory_op_us(models_, OpKind::kAdd, memory_bytes(dst));
   }
-  void send(int peer, cp::BufferRegion src, int64_t bytes, Stream stream, int, const char*) override {
+  void send(int peer, const cp::BufferRegion& src, int64_t bytes, Stream stream, int, const char*) override {
     transfer(OpKind::kSend, peer, bytes, stream, buffer_bit(src.buffer), 0);
   }
-  void recv(int peer, cp::BufferRegion dst, int64_t bytes, Stream stream, int, const char*) override {
+  void recv(int peer, const cp::BufferRegion& dst, int64_t bytes, Stream stream, int, const char*) override {
     transfer(OpKind::kRecv, peer, bytes, stream, 0, buffer_bit(dst.buffer));
   }
-  void collective(OpKind kind, int group, cp::BufferRegion src, cp::BufferRegion dst, int64_t chunk_bytes, int,
+  void collective(OpKind kind, int group, const cp::BufferRegion& src, const cp::BufferRegion& dst, int64_t chunk_bytes, int,
                   const char*, cp::A2ALayout) override {
     LCAB_CHECK(group >= 0 && group < static_cast<int>(spans_.size()),
                "collective names group " << group << " of " << spans_.size());

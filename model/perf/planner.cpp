@@ -208,7 +208,7 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   run_workers(threads, [&](int worker) {
     for (size_t c = next++; c < n; c = next++) {
       try {
-        bounds[c] = predictors[worker]->bound(candidates[c], request.kernel, request.passes);
+        bounds[c] = predictors[worker]->bound(candidates[c], request.kernel, request.passes, request.prune);
       } catch (const Error& e) {
         errors[c] = e.what();
       }
@@ -225,7 +225,11 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
     group[c] = bounds[c]->peak_mem_bytes <= plan.memory_limit_bytes ? 0 : 1;
     bound_us[c] = bounds[c]->time_lower_bound_us;
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound_us[a] < bound_us[b]; });
+  if (request.prune) {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound_us[a] < bound_us[b]; });
+  } else {  // every candidate is simulated: the longest first, so that workers finish together
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bounds[a]->work > bounds[b]->work; });
+  }
   PruningOrder pruning(order, group, bound_us, request.prune);
   std::vector<std::optional<CpPrediction>> predictions(n);
   run_workers(threads, [&](int worker) {
@@ -254,6 +258,8 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
     e.fits = group[c] == 0;
     if (predictions[c]) {
       e.prediction = std::move(*predictions[c]);
+      e.bound.peak_mem_bytes = e.prediction.peak_mem_bytes();  // the same, or not bounded (PlanRequest::prune off)
+      e.fits = e.bound.peak_mem_bytes <= plan.memory_limit_bytes;
     } else {
       e.pruned = true;
       e.prediction.config = e.bound.config;
