@@ -132,16 +132,6 @@ int64_t RankSchedule::compute_pairs() const {
   return n;
 }
 
-int GridLayout::rank_of(int64_t u, int64_t p) const {
-  return static_cast<int>(placement == Placement::kUlyssesIntra ? p * ulysses + u : u * ring + p);
-}
-int64_t GridLayout::ulysses_index(int rank) const {
-  return placement == Placement::kUlyssesIntra ? rank % ulysses : rank / ring;
-}
-int64_t GridLayout::ring_position(int rank) const {
-  return placement == Placement::kUlyssesIntra ? rank / ulysses : rank % ring;
-}
-
 int64_t Schedule::total_pairs() const {
   int64_t n = 0;
   for (const RankSchedule& r : ranks) n += r.compute_pairs();

@@ -298,9 +298,11 @@ struct GridLayout {
   int64_t windows = 1;  ///< W
   Placement placement = Placement::kUlyssesIntra;
   int64_t window_size() const { return ring / windows; }
-  int rank_of(int64_t u, int64_t p) const;  ///< ulysses_intra: p*U + u; ring_intra: u*R + p
-  int64_t ulysses_index(int rank) const;
-  int64_t ring_position(int rank) const;
+  int rank_of(int64_t u, int64_t p) const {  ///< ulysses_intra: p*U + u; ring_intra: u*R + p
+    return static_cast<int>(placement == Placement::kUlyssesIntra ? p * ulysses + u : u * ring + p);
+  }
+  int64_t ulysses_index(int rank) const { return placement == Placement::kUlyssesIntra ? rank % ulysses : rank / ring; }
+  int64_t ring_position(int rank) const { return placement == Placement::kUlyssesIntra ? rank / ulysses : rank % ring; }
 };
 
 struct Schedule {

@@ -31,9 +31,4 @@ CollectiveOp collective_of(cp::OpKind kind) {
   }
 }
 
-double memory_op_us(const CpCostModels& m, cp::OpKind kind, int64_t bytes) {
-  const double traffic = static_cast<double>(bytes) * (kind == cp::OpKind::kAdd ? 3 : 1);
-  return m.memory_op_launch_us + traffic / m.hbm_bytes_per_s * 1e6;
-}
-
 }  // namespace lcab::perf

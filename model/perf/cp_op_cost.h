@@ -28,6 +28,9 @@ AttentionShape item_shape(const cp::ComputeItem& item, const cp::Workload& workl
 CollectiveOp collective_of(cp::OpKind kind);
 /// A local memory op (kZero writes `bytes`, kAdd reads two operands and writes one): one launch plus its HBM
 /// traffic.
-double memory_op_us(const CpCostModels& models, cp::OpKind kind, int64_t bytes);
+inline double memory_op_us(const CpCostModels& models, cp::OpKind kind, int64_t bytes) {
+  const double traffic = static_cast<double>(bytes) * (kind == cp::OpKind::kAdd ? 3 : 1);
+  return models.memory_op_launch_us + traffic / models.hbm_bytes_per_s * 1e6;
+}
 
 }  // namespace lcab::perf
