@@ -423,18 +423,24 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
 
 PassBound bound(const cp::Schedule& schedule, const CpCostModels& models) {
   LCAB_CHECK(models.kernel && models.comm, "bound needs a kernel and a communication cost model");
+  const OpCosts costs = op_costs(schedule, models);
   PassBound b;
   const double least_speed = std::min(1.0, models.overlap_slowdown);
-  for (const cp::RankSchedule& rs : schedule.ranks) {
-    double attention_us = 0;
+  for (int r = 0; r < schedule.gpus(); ++r) {
+    const cp::RankSchedule& rs = schedule.ranks[r];
+    std::array<double, cp::kNumStreams> busy_us{};  // streams run their ops one at a time
     int64_t workspace = 0;
-    for (const cp::ComputeItem& item : rs.items) {
-      const AttentionShape shape = item_shape(item, schedule.config.workload);
-      attention_us += models.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(), shape).time_us;
-      workspace = std::max(workspace, attention_workspace_bytes(shape, item.q_rows.length(), item.k_rows.length(),
+    for (size_t k = 0; k < rs.ops.size(); ++k) {
+      const cp::Op& op = rs.ops[k];
+      const double d = costs.duration_us[r][k];
+      busy_us[static_cast<int>(op.stream)] += op.kind == OpKind::kCompute ? least_speed * d : d;
+      if (op.kind != OpKind::kCompute) continue;
+      const cp::ComputeItem& item = rs.items[op.index];
+      workspace = std::max(workspace, attention_workspace_bytes(item_shape(item, schedule.config.workload),
+                                                                item.q_rows.length(), item.k_rows.length(),
                                                                 models.kernel->pass()));
     }
-    b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * attention_us);
+    for (double us : busy_us) b.time_lower_bound_us = std::max(b.time_lower_bound_us, us);
     b.peak_mem_bytes = std::max(b.peak_mem_bytes, workspace);
   }
   b.peak_mem_bytes += schedule.peak_buffer_bytes();

@@ -80,8 +80,9 @@ struct SimulationOptions {
 CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, SimulationOptions options = {});
 
 /// What a pass costs before it is played: the peak memory simulate() reports (timing plays no part in it) and a
-/// lower bound of its time. A rank's compute stream runs its ops one after another, each for at least
-/// min(1, overlap slowdown) x its kernel time, so no pass ends before the busiest rank's attention time.
+/// lower bound of its time. Every stream of a rank runs its ops one after another, compute ops for at least
+/// min(1, overlap slowdown) x their kernel time and transfers for at least their own side's time, so no pass ends
+/// before the busiest stream of any rank has run them all.
 struct PassBound {
   double time_lower_bound_us = 0;
   int64_t peak_mem_bytes = 0;

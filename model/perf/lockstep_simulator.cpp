@@ -96,6 +96,78 @@ struct Gathering {
   std::vector<int32_t> members;
 };
 
+// What the ops of a ulysses/ring program cost, as simulate() charges them: items from the table, memory ops by
+// their bytes, transfers by their link, collectives by their group's span.
+class RingOpCosts {
+ public:
+  RingOpCosts(const cp::UlyssesRingProgram& program, const RingItemCosts& items, const CpCostModels& models)
+      : schedule_(program.skeleton()), items_(items), models_(models), pass_(schedule_.pass) {
+    for (const cp::Group& g : schedule_.groups) spans_.push_back(models_.comm->span(g.ranks));
+    for (const cp::Buffer& b : schedule_.buffers) row_bytes_.push_back(b.row_bytes());
+  }
+  // The item of a member of `group` at `position` on the KV block of `source`, or null when fully masked.
+  const RingItemCosts::Cost* item(int group, int64_t position, int64_t source, std::optional<TokenRange>& rows) const {
+    rows = items_.key_rows(group, position, source);
+    return rows ? &items_.cost(pass_, group, position, source) : nullptr;
+  }
+  double memory_us(OpKind kind, const cp::BufferRegion& dst) const {
+    return memory_op_us(models_, kind, schedule_.config.workload.batch * dst.rows * row_bytes_[dst.buffer]);
+  }
+  double transfer_us(int rank, int peer, int64_t bytes) const { return models_.comm->send_recv_us(rank, peer, bytes); }
+  double collective_us(OpKind kind, int group, int64_t chunk_bytes) const {
+    LCAB_CHECK(group >= 0 && group < static_cast<int>(spans_.size()),
+               "collective names group " << group << " of " << spans_.size());
+    return models_.comm->collective_us(collective_of(kind), spans_[group], chunk_bytes);
+  }
+
+ private:
+  const cp::Schedule& schedule_;
+  const RingItemCosts& items_;
+  const CpCostModels& models_;
+  cp::Pass pass_;
+  std::vector<GroupSpan> spans_;    // per group
+  std::vector<int64_t> row_bytes_;  // per buffer
+};
+
+// The busy time of each stream of one rank, its ops summed as they are emitted (streams run their ops one at a
+// time, so no rank finishes before any of its streams has run them all).
+class StreamTotals final : public cp::RingOpSink {
+ public:
+  StreamTotals(const RingOpCosts& costs, int group, int64_t position, int rank)
+      : costs_(costs), group_(group), position_(position), rank_(rank) {}
+  std::optional<TokenRange> item_key_rows(int64_t source) override {
+    std::optional<TokenRange> rows;
+    item_ = costs_.item(group_, position_, source, rows);
+    return rows;
+  }
+  void compute(const cp::RingComputeOp&, int, std::initializer_list<int>, std::initializer_list<int>) override {
+    attention_us += item_->time_us;
+  }
+  void zero(const cp::BufferRegion& dst, int) override { memory_us += costs_.memory_us(OpKind::kZero, dst); }
+  void add(const cp::BufferRegion& dst, const cp::BufferRegion&, int) override {
+    memory_us += costs_.memory_us(OpKind::kAdd, dst);
+  }
+  void send(int peer, const cp::BufferRegion&, int64_t bytes, Stream stream, int, const char*) override {
+    stream_us[static_cast<int>(stream)] += costs_.transfer_us(rank_, peer, bytes);
+  }
+  void recv(int peer, const cp::BufferRegion&, int64_t bytes, Stream stream, int, const char*) override {
+    stream_us[static_cast<int>(stream)] += costs_.transfer_us(rank_, peer, bytes);
+  }
+  void collective(OpKind kind, int group, const cp::BufferRegion&, const cp::BufferRegion&, int64_t chunk_bytes, int,
+                  const char*, cp::A2ALayout) override {
+    stream_us[static_cast<int>(Stream::kCollective)] += costs_.collective_us(kind, group, chunk_bytes);
+  }
+  double attention_us = 0, memory_us = 0;           // the compute stream
+  std::array<double, cp::kNumStreams> stream_us{};  // the communication streams
+
+ private:
+  const RingOpCosts& costs_;
+  int group_;
+  int64_t position_;
+  int rank_;
+  const RingItemCosts::Cost* item_ = nullptr;
+};
+
 class LockstepPlay final : public cp::RingOpSink {
  public:
   // slowed: per played rank, the durations of its attention ops in order (the second play), or null.
@@ -104,8 +176,7 @@ class LockstepPlay final : public cp::RingOpSink {
       : program_(program),
         schedule_(program.skeleton()),
         items_(items),
-        models_(models),
-        pass_(program.skeleton().pass),
+        costs_(program, items, models),
         played_(played),
         slowed_(slowed) {
     LCAB_CHECK(schedule_.buffers.size() <= static_cast<size_t>(kMaxBuffers),
@@ -118,12 +189,10 @@ class LockstepPlay final : public cp::RingOpSink {
       position_.push_back(program_.layout().ring_position(r));
     }
     for (const cp::Group& g : schedule_.groups) {
-      spans_.push_back(models_.comm->span(g.ranks));
       int members = 0;
       for (int r : g.ranks) members += index_of_[r] >= 0 ? 1 : 0;
       played_members_.push_back(members);
     }
-    for (const cp::Buffer& b : schedule_.buffers) row_bytes_.push_back(b.row_bytes());
   }
 
   // Plays every step; `final_play` keeps the summaries' intervals, else those the overlap slowdown needs.
@@ -165,10 +234,8 @@ class LockstepPlay final : public cp::RingOpSink {
 
   // ---- RingOpSink: ops of played rank current_ arrive here ----
   std::optional<TokenRange> item_key_rows(int64_t source) override {
-    const int group = group_[current_];
-    const int64_t position = position_[current_];
-    std::optional<TokenRange> rows = items_.key_rows(group, position, source);
-    item_ = rows ? &items_.cost(pass_, group, position, source) : nullptr;
+    std::optional<TokenRange> rows;
+    item_ = costs_.item(group_[current_], position_[current_], source, rows);
     return rows;
   }
   void compute(const cp::RingComputeOp&, int, std::initializer_list<int> reads,
@@ -180,12 +247,11 @@ class LockstepPlay final : public cp::RingOpSink {
     item_ = nullptr;
   }
   void zero(const cp::BufferRegion& dst, int) override {
-    push(OpKind::kZero, Stream::kCompute, 0, buffer_bit(dst.buffer)).duration_us =
-        memory_op_us(models_, OpKind::kZero, memory_bytes(dst));
+    push(OpKind::kZero, Stream::kCompute, 0, buffer_bit(dst.buffer)).duration_us = costs_.memory_us(OpKind::kZero, dst);
   }
   void add(const cp::BufferRegion& dst, const cp::BufferRegion& src, int) override {
     push(OpKind::kAdd, Stream::kCompute, buffer_bit(src.buffer), buffer_bit(dst.buffer)).duration_us =
-        memory_op_us(models_, OpKind::kAdd, memory_bytes(dst));
+        costs_.memory_us(OpKind::kAdd, dst);
   }
   void send(int peer, const cp::BufferRegion& src, int64_t bytes, Stream stream, int, const char*) override {
     transfer(OpKind::kSend, peer, bytes, stream, buffer_bit(src.buffer), 0);
@@ -195,12 +261,10 @@ class LockstepPlay final : public cp::RingOpSink {
   }
   void collective(OpKind kind, int group, const cp::BufferRegion& src, const cp::BufferRegion& dst, int64_t chunk_bytes, int,
                   const char*, cp::A2ALayout) override {
-    LCAB_CHECK(group >= 0 && group < static_cast<int>(spans_.size()),
-               "collective names group " << group << " of " << spans_.size());
     StepOp& op = push(kind, Stream::kCollective, buffer_bit(src.buffer), buffer_bit(dst.buffer));
+    op.duration_us = costs_.collective_us(kind, group, chunk_bytes);
     op.peer = group;
     op.partner = next_collective_seq(states_[current_], group);
-    op.duration_us = models_.comm->collective_us(collective_of(kind), spans_[group], chunk_bytes);
   }
 
  private:
@@ -212,9 +276,6 @@ class LockstepPlay final : public cp::RingOpSink {
     op.writes = writes;
     op.rank = current_;
     return op;
-  }
-  int64_t memory_bytes(const cp::BufferRegion& dst) const {
-    return schedule_.config.workload.batch * dst.rows * row_bytes_[dst.buffer];
   }
   void transfer(OpKind kind, int peer, int64_t bytes, Stream stream, uint32_t reads, uint32_t writes) {
     LCAB_CHECK(peer >= 0 && peer < schedule_.gpus() && index_of_[peer] >= 0,
@@ -228,7 +289,7 @@ class LockstepPlay final : public cp::RingOpSink {
     std::array<TransferCost, kTransferMemo>& memo = transfer_memo_[current_];
     for (const TransferCost& t : memo)
       if (t.peer == peer && t.bytes == bytes) return t.us;
-    const double us = models_.comm->send_recv_us(played_[current_], peer, bytes);
+    const double us = costs_.transfer_us(played_[current_], peer, bytes);
     std::rotate(memo.rbegin(), memo.rbegin() + 1, memo.rend());
     memo[0] = {peer, bytes, us};
     return us;
@@ -429,16 +490,13 @@ class LockstepPlay final : public cp::RingOpSink {
   const cp::UlyssesRingProgram& program_;
   const cp::Schedule& schedule_;
   const RingItemCosts& items_;
-  const CpCostModels& models_;
-  cp::Pass pass_;
+  const RingOpCosts costs_;
   const std::vector<int>& played_;
   const std::vector<std::vector<double>>* slowed_;
   std::vector<int32_t> index_of_;      // global rank -> played index, -1 when not played
   std::vector<int> group_;             // per played rank: its item group
   std::vector<int64_t> position_;      // per played rank: its ring position
-  std::vector<GroupSpan> spans_;       // per group
   std::vector<int> played_members_;    // per group
-  std::vector<int64_t> row_bytes_;     // per buffer
   bool final_ = true;
   std::vector<RankState> states_;
   std::vector<RankRecord> records_;
@@ -521,6 +579,16 @@ PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCo
     }
   }
   b.peak_mem_bytes = program.skeleton().peak_buffer_bytes() + workspace;
+  // Every stream of every rank bounds the pass too; the first and last ring position of member 0 (their hops
+  // cover both link classes of a ring that leaves a node) are summed op by op.
+  const RingOpCosts costs(program, items, models);
+  for (int64_t position : {int64_t{0}, layout.ring - 1}) {
+    const int rank = layout.rank_of(0, position);
+    StreamTotals totals(costs, items.group_of(0), position, rank);
+    for (int step = 0; step < program.num_steps(); ++step) program.emit(rank, step, totals);
+    b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * totals.attention_us + totals.memory_us);
+    for (double us : totals.stream_us) b.time_lower_bound_us = std::max(b.time_lower_bound_us, us);
+  }
   return b;
 }
 

@@ -36,9 +36,10 @@ namespace lcab::perf {
 CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
                                const CpCostModels& models);
 
-/// bound() (cp_simulator.h) of the program's pass from its item table: every rank of a ulysses/ring program
+/// bound() (cp_simulator.h) of the program's pass without playing it: every rank of a ulysses/ring program
 /// computes each source block's item of its position once, so its attention time is the sum of its row of the
-/// table, and its workspace the largest of them.
+/// item table, and its workspace the largest of them; the streams of two ranks (the ends of member 0's ring) are
+/// summed op by op as the program emits them.
 PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
                          const CpCostModels& models);
 
