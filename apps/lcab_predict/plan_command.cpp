@@ -25,7 +25,7 @@ Table plan_table(const perf::Plan& plan, const std::vector<cp::Pass>& passes, in
     const perf::CpPrediction& p = e.prediction;
     std::vector<std::string> row = {std::to_string(rank), perf::describe_config(p.config)};
     if (e.pruned) {  // not simulated: only its lower bound is known (see PlanRequest::prune)
-      for (size_t n = 0; n < passes.size(); ++n) row.push_back("> " + format_ms(e.bound.pass_bounds[n].time_lower_bound_us));
+      for (const perf::PassBound& b : e.bound.pass_bounds) row.push_back("> " + format_ms(b.time_lower_bound_us));
       row.push_back("> " + format_ms(e.bound.time_lower_bound_us));
       for (int n = 0; n < 3; ++n) row.push_back("-");
     } else {
@@ -70,7 +70,8 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
       ("top", cli::po::value(&top)->default_value(0), "show only the N fastest configs (records keep all)")
       ("threads", cli::po::value(&threads)->default_value(0), "worker threads (default: all hardware threads)")
       ("show-skipped", cli::po::bool_switch(&show_skipped), "list the configs the methods reject, with why")
-      ("exact", cli::po::bool_switch(&exact), "simulate every config (by default, configs whose time lower bound is above every simulated time are shown with their bound)");
+      ("exact", cli::po::bool_switch(&exact),
+       "simulate every config (default: configs bounded above every simulated time are shown with their bound)");
   cli::add_output_options(desc, out);
   if (!cli::parse_or_help(args, desc, "lcab-predict plan --gpus P [--gpus-per-node G] --mask SPEC --seqlen S"))
     return 0;

@@ -38,8 +38,8 @@ class RankScheduleSink final : public RingOpSink {
   void recv(int peer, const BufferRegion& dst, int64_t bytes, Stream stream, int step, const char* what) override {
     rb_.recv(peer, dst, bytes, stream, step, what);
   }
-  void collective(OpKind kind, int group, const BufferRegion& src, const BufferRegion& dst, int64_t chunk_bytes, int step,
-                  const char* what, A2ALayout layout) override {
+  void collective(OpKind kind, int group, const BufferRegion& src, const BufferRegion& dst, int64_t chunk_bytes,
+                  int step, const char* what, A2ALayout layout) override {
     rb_.collective(kind, group, src, dst, chunk_bytes, step, what, layout);
   }
 

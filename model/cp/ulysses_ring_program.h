@@ -51,8 +51,8 @@ class RingOpSink {
   virtual void add(const BufferRegion& dst, const BufferRegion& src, int step) = 0;
   virtual void send(int peer, const BufferRegion& src, int64_t bytes, Stream stream, int step, const char* what) = 0;
   virtual void recv(int peer, const BufferRegion& dst, int64_t bytes, Stream stream, int step, const char* what) = 0;
-  virtual void collective(OpKind kind, int group, const BufferRegion& src, const BufferRegion& dst, int64_t chunk_bytes, int step,
-                          const char* what, A2ALayout layout) = 0;
+  virtual void collective(OpKind kind, int group, const BufferRegion& src, const BufferRegion& dst,
+                          int64_t chunk_bytes, int step, const char* what, A2ALayout layout) = 0;
 };
 
 struct RingShape;  // degrees, rows and buffer ids shared by all ranks (defined in ulysses_ring_program.cpp)

@@ -259,8 +259,8 @@ class LockstepPlay final : public cp::RingOpSink {
   void recv(int peer, const cp::BufferRegion& dst, int64_t bytes, Stream stream, int, const char*) override {
     transfer(OpKind::kRecv, peer, bytes, stream, 0, buffer_bit(dst.buffer));
   }
-  void collective(OpKind kind, int group, const cp::BufferRegion& src, const cp::BufferRegion& dst, int64_t chunk_bytes, int,
-                  const char*, cp::A2ALayout) override {
+  void collective(OpKind kind, int group, const cp::BufferRegion& src, const cp::BufferRegion& dst,
+                  int64_t chunk_bytes, int, const char*, cp::A2ALayout) override {
     StepOp& op = push(kind, Stream::kCollective, buffer_bit(src.buffer), buffer_bit(dst.buffer));
     op.duration_us = costs_.collective_us(kind, group, chunk_bytes);
     op.peer = group;

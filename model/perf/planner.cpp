@@ -99,7 +99,8 @@ std::vector<cp::CpConfig> plan_candidates(const PlanRequest& request, const Clus
 }
 
 size_t Plan::pruned() const {
-  return static_cast<size_t>(std::count_if(entries.begin(), entries.end(), [](const PlanEntry& e) { return e.pruned; }));
+  return static_cast<size_t>(
+      std::count_if(entries.begin(), entries.end(), [](const PlanEntry& e) { return e.pruned; }));
 }
 
 namespace {

@@ -45,7 +45,8 @@ TEST(PerfIntervals, SweepingCoverageEqualsCovered) {
     const std::vector<Interval> pieces = merge(random_intervals(rng, 40, false));
     std::vector<Interval> queries = merge(random_intervals(rng, 30, false));
     size_t first = 0;
-    for (const Interval& q : queries) ASSERT_EQ(covered_from(pieces, first, q.begin, q.end), covered(pieces, q.begin, q.end));
+    for (const Interval& q : queries)
+      ASSERT_EQ(covered_from(pieces, first, q.begin, q.end), covered(pieces, q.begin, q.end));
   }
 }
 

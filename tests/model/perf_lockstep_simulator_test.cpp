@@ -42,7 +42,8 @@ std::string differences(const CpSimulation& exact, const CpSimulation& fast) {
     for (const auto& [name, values] : fields)
       if (!close(values.first, values.second))
         out << " rank " << r << " " << name << " " << values.first << " vs " << values.second;
-    if (a.peak_mem_bytes != b.peak_mem_bytes) out << " rank " << r << " peak_mem " << a.peak_mem_bytes << " vs " << b.peak_mem_bytes;
+    if (a.peak_mem_bytes != b.peak_mem_bytes)
+      out << " rank " << r << " peak_mem " << a.peak_mem_bytes << " vs " << b.peak_mem_bytes;
   }
   return out.str();
 }
@@ -89,7 +90,8 @@ int compare_all(const HardwareProfile& profile, const KernelChoice& kernel, int6
     for (const cp::CpConfig& c : engine_configs(gpus, gpus_per_node, mask)) {
       CpPrediction exact, fast;
       try {
-        exact = predictor.predict(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward}, PredictOptions{false, false, true});
+        exact = predictor.predict(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward},
+                                  PredictOptions{false, false, true});
       } catch (const Error&) {
         continue;  // a config the method rejects (heads, windows)
       }
