@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "calibrate/comm_parameters.h"
+#include "calibrate/kernel_parameters.h"
 #include "calibrate/measurements.h"
 #include "model/cli_values.h"
 #include "model/error.h"
@@ -126,26 +128,7 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
     result.failures.push_back({group.group, e.what()});
     return;
   }
-  using Member = perf::Sourced perf::KernelParams::*;
-  struct Field {
-    const char* name;
-    Member member;
-    const char* hint;
-  };
-  const Field fields[] = {
-      {"full_tile_us", &perf::KernelParams::full_tile_us, "records whose masks have unmasked tiles"},
-      {"partial_tile_us", &perf::KernelParams::partial_tile_us,
-       "masks whose tiles are cut by the mask boundary: causal, sliding_window, documents"},
-      {"row_us", &perf::KernelParams::row_us, "several sequence lengths or masks with different row lengths"},
-      {"launch_us", &perf::KernelParams::launch_us, "short calls: small sequence lengths"},
-  };
-  std::vector<ProfileParameter> parameters;
-  const perf::KernelParams& start = result.profile.kernels[index];
-  for (const Field& f : fields)
-    parameters.push_back(sourced_parameter(f.name, f.hint, (start.*f.member).value,
-                                           [index, member = f.member](auto& p) -> auto& {
-                                             return p.kernels[index].*member;
-                                           }));
+  const std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
   GroupFit fit;
   if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
   perf::KernelParams& params = result.profile.kernels[index];
@@ -154,57 +137,98 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
                                                           "determine the cost of an unmasked tile"});
     return;
   }
+  for (size_t n = 0; n < fit.parameter_values.size(); ++n)
+    fit.parameter_values[n] = reported_kernel_parameter(params, n);
   const std::string source = fitted_source(fit, group.records);
-  for (const Field& f : fields) (params.*f.member).source = source;
+  for (auto member : kernel_fit_fields()) (params.*member).source = source;
   params.fit = to_json(fit);
   result.fits.push_back(fit);
 }
 
-/// Collective parameters: latency_us and the inverse bandwidth (us per byte, so that it is linear and >= 0).
+/// Two protocol lines are 4 parameters: fitted from at least twice as many records.
+constexpr size_t kMinRecordsForTwoLines = 8;
+
+/// One attempt at a collective entry: both protocol lines, or the Simple line alone.
+bool try_comm_fit(const GroupRecords& group, size_t index, bool with_low_latency_line,
+                  const CalibrationOptions& options, const RecordPredictor& predictor, CalibrationResult& result,
+                  GroupFit& fit) {
+  perf::HardwareProfile trial = result.profile;
+  std::vector<double> volumes;
+  for (const Record& record : group.records) volumes.push_back(static_cast<double>(comm_chunk_bytes(record)));
+  std::nth_element(volumes.begin(), volumes.begin() + static_cast<std::ptrdiff_t>(volumes.size() / 2), volumes.end());
+  const std::vector<ProfileParameter> parameters =
+      comm_fit_parameters(trial, index, with_low_latency_line, volumes[volumes.size() / 2]);
+  CalibrationResult attempt;
+  attempt.profile = trial;
+  if (!run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
+    result.failures.insert(result.failures.end(), attempt.failures.begin(), attempt.failures.end());
+    return false;
+  }
+  perf::CollectiveParams& params = attempt.profile.collectives[index];
+  // The fit ends at us_per_byte = 0 only when no record informs the bandwidth (its value then is 1e36).
+  const bool no_bandwidth = params.bytes_per_s.value > 1e30;
+  const bool no_low_latency_line = with_low_latency_line && params.ll_bytes_per_s.value > 1e30;
+  if (no_bandwidth || no_low_latency_line) {
+    result.failures.push_back({group.group, group.group + ": the fit gave no " +
+                                                (no_bandwidth ? std::string("bandwidth term; measure larger messages")
+                                                              : std::string("low-latency protocol line"))});
+    return false;
+  }
+  result.profile.collectives[index] = params;
+  return true;
+}
+
+/// Collective parameters: NCCL's two protocol lines (comm_parameters.h); where the records cannot separate the
+/// low-latency line (e.g. only large messages), the Simple line alone.
 void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options, const RecordPredictor& predictor,
                     CalibrationResult& result) {
   const Record& first = group.records.front();
-  perf::CollectiveOp op{};
-  perf::LinkClass link{};
   size_t index = 0;
   try {
-    op = perf::parse_collective_op(first.key.op);
-    link = comm_link(first, result.profile);
+    const perf::CollectiveOp op = perf::parse_collective_op(first.key.op);
+    const perf::LinkClass link = comm_link(first, result.profile);
     index = static_cast<size_t>(&result.profile.collective(op, link) - result.profile.collectives.data());
   } catch (const Error& e) {
     result.failures.push_back({group.group, e.what()});
     return;
   }
-  const perf::CollectiveParams& start = result.profile.collectives[index];
-  std::vector<ProfileParameter> parameters;
-  parameters.push_back(sourced_parameter("latency_us", "small messages (from 1 MiB up)", start.latency_us.value,
-                                         [index](auto& p) -> auto& { return p.collectives[index].latency_us; }));
-  ProfileParameter inverse_bandwidth;
-  inverse_bandwidth.name = "us_per_byte";
-  inverse_bandwidth.hint = "large messages";
-  inverse_bandwidth.scale = 1e6 / start.bytes_per_s.value;
-  inverse_bandwidth.get = [index](const perf::HardwareProfile& p) {
-    return 1e6 / p.collectives[index].bytes_per_s.value;
-  };
-  inverse_bandwidth.set = [index](perf::HardwareProfile& p, double us_per_byte) {
-    // Zero inverse bandwidth would be infinite bandwidth: keep the model finite while the fit explores.
-    p.collectives[index].bytes_per_s.value = 1e6 / std::max(us_per_byte, 1e-30);
-  };
-  parameters.push_back(inverse_bandwidth);
+  // Both lines where the records determine them (at least two records per parameter) and they fit better than
+  // the Simple line alone.
+  CalibrationResult two_lines;
+  two_lines.profile = result.profile;
+  GroupFit two_line_fit;
+  const bool two_ok = group.records.size() >= kMinRecordsForTwoLines &&
+                      try_comm_fit(group, index, true, options, predictor, two_lines, two_line_fit);
   GroupFit fit;
-  if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
-  perf::CollectiveParams& params = result.profile.collectives[index];
-  if (fit.parameter_values[1] <= 0) {
-    params = start;
-    result.failures.push_back({group.group, group.group + ": the fit gave no bandwidth term; measure larger "
-                                                          "messages"});
+  CalibrationResult one_line;
+  one_line.profile = result.profile;
+  perf::CollectiveParams& simple_only = one_line.profile.collectives[index];
+  simple_only.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
+  simple_only.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
+  const bool one_ok = try_comm_fit(group, index, false, options, predictor, one_line, fit);
+  if (two_ok && (!one_ok || two_line_fit.stats.mape_pct < fit.stats.mape_pct)) {
+    result.profile = two_lines.profile;
+    fit = two_line_fit;
+  } else if (one_ok) {
+    result.profile = one_line.profile;
+  } else {
+    result.failures.insert(result.failures.end(), one_line.failures.begin(), one_line.failures.end());
     return;
   }
-  fit.parameter_names[1] = "bytes_per_s";
-  fit.parameter_values[1] = params.bytes_per_s.value;
+  perf::CollectiveParams& params = result.profile.collectives[index];
+  fit.parameter_names.clear();
+  fit.parameter_values.clear();
+  for (const auto& [name, value] : reported_comm_parameters(params)) {
+    fit.parameter_names.push_back(name);
+    fit.parameter_values.push_back(value);
+  }
   const std::string source = fitted_source(fit, group.records);
   params.latency_us.source = source;
   params.bytes_per_s.source = source;
+  if (params.has_low_latency_line()) {
+    params.ll_latency_us.source = source + "; NCCL's low-latency protocol line";
+    params.ll_bytes_per_s.source = params.ll_latency_us.source;
+  }
   params.fit = to_json(fit);
   result.fits.push_back(fit);
 }
@@ -230,11 +254,21 @@ void fit_overlap(const std::vector<Record>& cp_records, const CalibrationOptions
   excess.scale = 0.1;
   excess.get = [](const perf::HardwareProfile& p) { return p.overlap_slowdown.value - 1.0; };
   excess.set = [](perf::HardwareProfile& p, double value) { p.overlap_slowdown.value = 1.0 + value; };
+  // The executor's elementwise passes, fitted as microseconds per byte (linear, >= 0).
+  ProfileParameter pass_time;
+  pass_time.name = "executor_us_per_byte";
+  pass_time.hint = "CP records with short steps or all-to-alls (packed documents, Ulysses)";
+  pass_time.scale = 1e6 / result.profile.gpu.hbm_bytes_per_s.value;
+  pass_time.get = [](const perf::HardwareProfile& p) { return 1e6 / p.executor_pass_rate(); };
+  pass_time.set = [](perf::HardwareProfile& p, double us_per_byte) {
+    p.executor_pass_bytes_per_s.value = 1e6 / std::max(us_per_byte, 1e-30);
+  };
   GroupFit fit;
-  if (!run_group_fit(group, {excess}, usable, options, predictor, result, fit)) return;
-  fit.parameter_names[0] = "overlap_slowdown";
-  fit.parameter_values[0] = result.profile.overlap_slowdown.value;
+  if (!run_group_fit(group, {excess, pass_time}, usable, options, predictor, result, fit)) return;
+  fit.parameter_names = {"overlap_slowdown", "executor_pass_bytes_per_s"};
+  fit.parameter_values = {result.profile.overlap_slowdown.value, result.profile.executor_pass_bytes_per_s.value};
   result.profile.overlap_slowdown.source = fitted_source(fit, usable);
+  result.profile.executor_pass_bytes_per_s.source = result.profile.overlap_slowdown.source;
   result.fits.push_back(fit);
 }
 

@@ -1,12 +1,20 @@
 #include "calibrate/measurements.h"
 
 #include <cmath>
+#include <unordered_map>
 #include <sstream>
 
 #include "model/cli_values.h"
 #include "model/error.h"
 
 namespace lcab::calibrate {
+
+std::string canonical_impl(const std::string& impl) {
+  if (impl == "sdpa_flash") return "torch_sdpa_flash";
+  if (impl == "sdpa_cudnn") return "torch_sdpa_cudnn";
+  if (impl == "flex") return "torch_flex";
+  return impl;
+}
 
 std::vector<Record> usable_measurements(const std::vector<Record>& records, const std::string& kind,
                                         std::vector<std::string>* skipped) {
@@ -18,10 +26,28 @@ std::vector<Record> usable_measurements(const std::vector<Record>& records, cons
     else if (!record.time_ms) why = "no time_ms";
     else if (!(std::isfinite(record.time_ms->median) && record.time_ms->median > 0)) why = "non-positive time";
     else if (kind == "comm" && record.key.gpus.value_or(0) < 2) why = "a single GPU: nothing crosses a link";
-    if (why.empty()) usable.push_back(record);
-    else if (skipped) skipped->push_back(describe_point(record) + ": " + why);
+    else if (kind == "kernel" && record.extra.value("dense_mask", false))
+      why = "a dense mask tensor: every tile computed, the mask read per tile (not in the tile model)";
+    if (!why.empty()) {
+      if (skipped) skipped->push_back(describe_point(record) + ": " + why);
+      continue;
+    }
+    usable.push_back(record);
+    if (kind == "kernel") usable.back().key.impl = canonical_impl(record.key.impl);
   }
-  return usable;
+  // A re-measurement supersedes: of several records of one key, the last given is kept (as lcab-report does).
+  std::unordered_map<std::string, size_t> last;
+  for (size_t i = 0; i < usable.size(); ++i) last[key_id(usable[i].key)] = i;
+  std::vector<Record> latest;
+  latest.reserve(last.size());
+  for (size_t i = 0; i < usable.size(); ++i) {
+    if (last[key_id(usable[i].key)] == i) {
+      latest.push_back(std::move(usable[i]));
+    } else if (skipped) {
+      skipped->push_back(describe_point(usable[i]) + ": superseded by a later record of the same key");
+    }
+  }
+  return latest;
 }
 
 double measured_time_ms(const Record& record) {

@@ -104,7 +104,15 @@ ModelFitResult fit_model_parameters(const ModelFitProblem& problem, perf::Hardwa
   double best_error = std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < options.max_linearizations; ++iteration) {
     const LinearFitProblem linear = linearize(problem, working, values, options);
-    const LinearFitResult fit = fit_nonnegative_robust(linear, options.robust);  // throws on a bad design
+    LinearFitResult fit;
+    try {
+      fit = fit_nonnegative_robust(linear, options.robust);  // throws on a bad design
+    } catch (const Error&) {
+      // A piecewise model (e.g. two protocol lines) can move to where a parameter no longer shows in enough
+      // records; the first linearization decides whether the records determine the parameters at all.
+      if (iteration == 0 || best.values.empty()) throw;
+      break;
+    }
     std::vector<double> next(fit.parameters.data(), fit.parameters.data() + fit.parameters.size());
     set_values(problem, working, next);
     std::vector<double> predicted = predict_all(problem, working);

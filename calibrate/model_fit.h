@@ -56,7 +56,8 @@ struct ModelFitResult {
 };
 
 /// Fits the parameters starting from the values in `profile` and writes the fitted values into it. Throws
-/// lcab::Error (naming the group and the parameter) when the records cannot determine a parameter.
+/// lcab::Error (naming the group and the parameter) when the records cannot determine a parameter at the start;
+/// a later linearization that cannot ends the iteration at the best parameters found so far.
 ModelFitResult fit_model_parameters(const ModelFitProblem& problem, perf::HardwareProfile& profile,
                                     const ModelFitOptions& options = {});
 

@@ -116,7 +116,7 @@ double RecordPredictor::kernel_ms(const perf::HardwareProfile& profile, const Re
   const RecordKey& key = record.key;
   const perf::KernelParams& params =
       profile.kernel(key.impl, key.pass, required(key.head_dim, "head_dim", record), key.dtype);
-  const perf::KernelCostModel model(params, profile.sms());
+  const perf::KernelCostModel model(profile, params);
   return model.cost(*mask_for(key), attention_shape(record)).time_us / 1000.0;
 }
 
@@ -141,14 +141,19 @@ double RecordPredictor::comm_ms(const perf::HardwareProfile& profile, const Reco
 
 const cp::Schedule& RecordPredictor::schedule_for(const Record& record, const perf::HardwareProfile& profile) const {
   const perf::ClusterShape cluster = record_cluster(record, profile);
-  const std::string id = key_id(record.key) + "|" + std::to_string(cluster.gpus_per_node);
+  // The schedule as it was measured: the ring backward's own-block tail is recorded in extra.dkv_home_overlap;
+  // records written before that option existed were measured without the tail.
+  const bool dkv_home_overlap = record.extra.value("dkv_home_overlap", false);
+  const std::string id = key_id(record.key) + "|" + std::to_string(cluster.gpus_per_node) + "|" +
+                         (dkv_home_overlap ? "tail" : "no-tail");
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = schedules_.find(id);
     if (it != schedules_.end()) return *it->second;
   }
   const RecordKey& key = record.key;
-  const cp::CpConfig config = perf::cp_config_from_key(key, cluster, mask_for(key));
+  cp::CpConfig config = perf::cp_config_from_key(key, cluster, mask_for(key));
+  config.overlap_dkv_home_hop = dkv_home_overlap;
   auto schedule = std::make_unique<cp::Schedule>(cp::build_schedule(config, cp::parse_pass(key.pass)));
   std::lock_guard<std::mutex> lock(mutex_);
   return *schedules_.emplace(id, std::move(schedule)).first->second;
@@ -159,7 +164,7 @@ double RecordPredictor::cp_ms(const perf::HardwareProfile& profile, const Record
   const std::string impl = key.impl.empty() ? "lcab_flash" : key.impl;
   const perf::KernelParams& params =
       profile.kernel(impl, key.pass, required(key.head_dim, "head_dim", record), key.dtype);
-  const perf::KernelCostModel kernel(params, profile.sms());
+  const perf::KernelCostModel kernel(profile, params);
   const perf::CommCostModel comm(profile, record_cluster(record, profile));
   const cp::Schedule& schedule = schedule_for(record, profile);
   perf::SimulationOptions options;

@@ -47,7 +47,8 @@ class RecordPredictor {
   double kernel_ms(const perf::HardwareProfile& profile, const Record& record) const;
   double comm_ms(const perf::HardwareProfile& profile, const Record& record) const;
   double cp_ms(const perf::HardwareProfile& profile, const Record& record) const;
-  /// Masks and schedules depend only on the key: built once, kept for the fits' many evaluations.
+  /// Masks depend only on the key, schedules on the key and the record's dkv_home_overlap (the ring backward's
+  /// own-block tail, absent = off: measured before it existed): built once, kept for the fits' many evaluations.
   std::shared_ptr<const Mask> mask_for(const RecordKey& key) const;
   const cp::Schedule& schedule_for(const Record& record, const perf::HardwareProfile& profile) const;
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <set>
 
 #include "cp/nccl_check.h"
@@ -122,6 +123,23 @@ std::vector<double> RankComms::gather_all(double value, cudaStream_t stream) {
   std::vector<double> result(static_cast<size_t>(size_));
   LCAB_CUDA_CHECK(cudaMemcpyAsync(result.data(), scratch_, sizeof(double) * result.size(),
                                      cudaMemcpyDeviceToHost, stream));
+  LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return result;
+}
+
+std::vector<double> RankComms::gather_all(const std::vector<double>& values, cudaStream_t stream) {
+  LCAB_CUDA_CHECK(cudaSetDevice(device_));
+  const size_t n = values.size();
+  std::vector<double> result(n * static_cast<size_t>(size_));
+  if (n == 0) return result;
+  double* device = nullptr;
+  LCAB_CUDA_CHECK(cudaMalloc(&device, sizeof(double) * result.size()));
+  const std::unique_ptr<double, cudaError_t (*)(void*)> owned(device, cudaFree);
+  double* mine = device + n * static_cast<size_t>(rank_);
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(mine, values.data(), sizeof(double) * n, cudaMemcpyHostToDevice, stream));
+  LCAB_NCCL_CHECK(ncclAllGather(mine, device, n, ncclFloat64, world_, stream));
+  LCAB_CUDA_CHECK(cudaMemcpyAsync(result.data(), device, sizeof(double) * result.size(), cudaMemcpyDeviceToHost,
+                                     stream));
   LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return result;
 }

@@ -60,6 +60,8 @@ class RankComms {
   double max_over_ranks(double value, cudaStream_t stream);
   /// Every rank's value, in rank order (blocking).
   std::vector<double> gather_all(double value, cudaStream_t stream);
+  /// Every rank's values concatenated in rank order (blocking); every rank passes the same number of values.
+  std::vector<double> gather_all(const std::vector<double>& values, cudaStream_t stream);
 
  private:
   int rank_ = 0;

@@ -11,7 +11,9 @@
 //   - compute items through the attention implementation's prepared plans (all prepared in the constructor,
 //     never while timing), partial (out, lse) merged in fp32 (NaN-free for rows with no key yet), dQ, dK, dV
 //     summed in fp32;
-//   - buffers from a RankMemory (shared by name between the forward and the backward executor of a rank).
+//   - buffers from a RankMemory (shared by name between the forward and the backward executor of a rank);
+//   - with a timeline, an op's start event is recorded once its stream (and, for an NCCL group, every stream of
+//     the group) is ready: what the op could not start before on this rank.
 #pragma once
 
 #include <cstdint>
@@ -72,14 +74,18 @@ class RankExecutor {
   std::unique_ptr<Impl> impl_;
 };
 
-/// Compute, communication and exposed communication time of one rank's timeline: the measure of the union of
-/// the compute ops' intervals (attention and local memory ops), of the communication ops' intervals, and of
-/// the communication not overlapped by compute.
+/// Compute, communication and exposed communication time of rank `rank` as model/perf/comm_overlap.h defines
+/// them, from the timelines of every rank of `schedule` (timelines[r] as RankExecutor::last_timeline of rank r,
+/// ms since each rank's pass start; the passes start after a barrier, so the clocks agree to within the skew
+/// of the ranks' host threads, microseconds): compute is the union of the rank's attention and memory ops;
+/// a communication op transfers from the latest start among it and its partners (the peer's matching op, every
+/// member's op of a collective) to its end.
 struct TimelineSplit {
   double compute_ms = 0;
   double comm_ms = 0;
   double exposed_comm_ms = 0;
 };
-TimelineSplit split_timeline(const std::vector<OpInterval>& timeline);
+TimelineSplit split_timeline(const Schedule& schedule, const std::vector<std::vector<OpInterval>>& timelines,
+                             int rank);
 
 }  // namespace lcab::cp

@@ -1,46 +1,24 @@
-#include <algorithm>
-#include <utility>
+#include <vector>
 
 #include "cp/executor.h"
+#include "model/error.h"
+#include "model/perf/comm_overlap.h"
 
 namespace lcab::cp {
-namespace {
 
-using Intervals = std::vector<std::pair<double, double>>;
-
-// Sorted, merged intervals.
-Intervals merged(Intervals in) {
-  std::sort(in.begin(), in.end());
-  Intervals out;
-  for (const auto& iv : in) {
-    if (iv.second <= iv.first) continue;
-    if (!out.empty() && iv.first <= out.back().second) out.back().second = std::max(out.back().second, iv.second);
-    else out.push_back(iv);
-  }
-  return out;
-}
-
-double measure(const Intervals& in) {
-  double total = 0;
-  for (const auto& iv : in) total += iv.second - iv.first;
-  return total;
-}
-
-}  // namespace
-
-TimelineSplit split_timeline(const std::vector<OpInterval>& timeline) {
-  Intervals compute, comm;
-  for (const OpInterval& op : timeline)
-    (is_communication(op.kind) ? comm : compute).emplace_back(op.start_ms, op.end_ms);
-  const Intervals compute_union = merged(compute);
-  const Intervals comm_union = merged(comm);
-  Intervals both = compute_union;
-  both.insert(both.end(), comm_union.begin(), comm_union.end());
-  TimelineSplit split;
-  split.compute_ms = measure(compute_union);
-  split.comm_ms = measure(comm_union);
-  split.exposed_comm_ms = measure(merged(both)) - split.compute_ms;
-  return split;
+TimelineSplit split_timeline(const Schedule& schedule, const std::vector<std::vector<OpInterval>>& timelines,
+                             int rank) {
+  LCAB_CHECK(static_cast<int>(timelines.size()) == schedule.gpus(),
+             "timelines of " << timelines.size() << " ranks for a schedule of " << schedule.gpus());
+  std::vector<std::vector<perf::TimeInterval>> ops(timelines.size());
+  for (size_t r = 0; r < timelines.size(); ++r)
+    for (const OpInterval& op : timelines[r]) ops[r].push_back({op.start_ms, op.end_ms});
+  std::vector<perf::TimeInterval> compute;
+  for (const OpInterval& op : timelines.at(rank))
+    if (!is_communication(op.kind)) compute.push_back({op.start_ms, op.end_ms});
+  const perf::CommOverlap split =
+      perf::comm_overlap(std::move(compute), perf::transfer_intervals(schedule, ops, rank));
+  return {split.compute, split.comm, split.exposed};
 }
 
 }  // namespace lcab::cp

@@ -1,11 +1,15 @@
-// lcab_flash behind the AttentionImpl interface: prepare() builds both passes' work lists on the host and
-// uploads them; forward()/backward() only launch kernels (plus a lazily allocated dQ accumulator).
+// lcab_flash behind the AttentionImpl interface: prepare() picks the code path for the current device (the
+// Hopper kernels on sm_90 when built for sm_90a, mma.sync otherwise, or mma.sync everywhere for `lcab_flash_sm80`), builds both passes' work lists for those paths' tile shapes and uploads them;
+// forward()/backward() only launch kernels (plus a lazily allocated dQ accumulator).
+#include <cuda_runtime.h>
+
 #include <limits>
 
 #include "kernels/device_buffer.h"
 #include "kernels/flash_kernels.h"
 #include "kernels/flash_tiles.h"
 #include "kernels/flash_work.h"
+#include "kernels/hopper/flash_sm90.h"
 #include "kernels/implementations.h"
 
 namespace lcab::kernels {
@@ -37,13 +41,38 @@ struct UploadedWork {
   }
 };
 
+struct DeviceTraits {
+  int major = 0;
+  int sm_count = 0;
+};
+
+DeviceTraits current_device() {
+  int device = 0;
+  DeviceTraits traits;
+  LCAB_CUDA_CHECK(cudaGetDevice(&device));
+  LCAB_CUDA_CHECK(cudaDeviceGetAttribute(&traits.major, cudaDevAttrComputeCapabilityMajor, device));
+  LCAB_CUDA_CHECK(cudaDeviceGetAttribute(&traits.sm_count, cudaDevAttrMultiProcessorCount, device));
+  return traits;
+}
+
+/// How an lcab_flash registration chooses the forward's code path.
+enum class PathChoice { kBestForDevice, kMmaSyncOnly };
+
+FlashArch path_for(PathChoice choice, const DeviceTraits& device) {
+  if (choice == PathChoice::kBestForDevice && device.major == 9 && flash::sm90_kernels_built()) return FlashArch::kSm90;
+  return FlashArch::kMmaSync;
+}
+
 class FlashPlan final : public AttentionPlan {
  public:
-  explicit FlashPlan(const AttentionProblem& problem)
+  FlashPlan(const AttentionProblem& problem, FlashArch arch, int sm_count)
       : problem_(problem),
-        forward_work_(build_forward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward))),
+        arch_(arch),
+        sm_count_(sm_count),
+        forward_work_(build_forward_work(
+            problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch))),
         backward_work_(
-            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward))) {
+            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch))) {
     shape_.batch = static_cast<int32_t>(problem.batch);
     shape_.heads = static_cast<int32_t>(problem.heads);
     shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);
@@ -51,12 +80,22 @@ class FlashPlan final : public AttentionPlan {
     shape_.seqlen_k = static_cast<int32_t>(problem.seqlen_k);
     shape_.scale = problem.scale();
     const int head_dim = static_cast<int>(problem.head_dim);
-    flash::configure_forward(problem.dtype, head_dim);
-    flash::configure_backward(problem.dtype, head_dim);
+    if (arch_ == FlashArch::kSm90) {
+      flash::configure_forward_sm90(problem.dtype, head_dim);
+      item_counter_ = DeviceBuffer(sizeof(int));
+    } else {
+      flash::configure_forward(problem.dtype, head_dim);
+    }
+    if (arch_ == FlashArch::kSm90) {
+      flash::configure_backward_sm90(problem.dtype, head_dim);
+    } else {
+      flash::configure_backward(problem.dtype, head_dim);
+    }
   }
 
   int64_t workspace_bytes() const override {
-    return forward_work_.bytes() + backward_work_.bytes() + static_cast<int64_t>(dq_accum_.bytes() + delta_.bytes());
+    return forward_work_.bytes() + backward_work_.bytes() +
+           static_cast<int64_t>(dq_accum_.bytes() + delta_.bytes() + item_counter_.bytes());
   }
 
   void forward(const ForwardArgs& args) override {
@@ -68,7 +107,12 @@ class FlashPlan final : public AttentionPlan {
     params.v = args.v;
     params.out = args.out;
     params.lse = args.lse;
-    flash::launch_forward(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
+    const int head_dim = static_cast<int>(problem_.head_dim);
+    if (arch_ == FlashArch::kSm90) {
+      flash::launch_forward_sm90(params, problem_.dtype, head_dim, item_counter_.as<int>(), sm_count_, args.stream);
+    } else {
+      flash::launch_forward(params, problem_.dtype, head_dim, args.stream);
+    }
   }
 
   void backward(const BackwardArgs& args) override {
@@ -93,24 +137,37 @@ class FlashPlan final : public AttentionPlan {
     params.dv = args.dv;
     params.dq_accum = dq_accum_.as<float>();
     params.delta = delta_.as<float>();
-    flash::launch_backward(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
+    if (arch_ == FlashArch::kSm90) {
+      flash::launch_backward_sm90(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
+    } else {
+      flash::launch_backward(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
+    }
   }
 
  private:
   AttentionProblem problem_;
+  FlashArch arch_;
+  int sm_count_;
   flash::Shape shape_;
   UploadedWork forward_work_;
   UploadedWork backward_work_;
   DeviceBuffer dq_accum_;
   DeviceBuffer delta_;
+  DeviceBuffer item_counter_;  ///< the Hopper forward's work-item counter (plans are not shared across streams)
 };
 
 class FlashAttention final : public AttentionImpl {
  public:
-  std::string name() const override { return "lcab_flash"; }
+  explicit FlashAttention(PathChoice choice) : choice_(choice) {}
+  std::string name() const override {
+    return choice_ == PathChoice::kBestForDevice ? "lcab_flash" : "lcab_flash_sm80";
+  }
   std::string description() const override {
-    return "FlashAttention-2-style mma.sync kernels (sm_80+), host-built tile work lists for any slice mask, "
-           "bf16/fp16, head dims 64 and 128, GQA";
+    if (choice_ == PathChoice::kMmaSyncOnly) {
+      return "lcab_flash restricted to its FlashAttention-2-style mma.sync kernels (sm_80+) on every GPU";
+    }
+    return "host-built tile work lists for any slice mask, bf16/fp16, head dims 64 and 128, GQA; on Hopper TMA + "
+           "wgmma with warp specialization (sm_90a), elsewhere FlashAttention-2-style mma.sync (sm_80+)";
   }
   Support supports(const AttentionProblem& problem, Pass /*pass*/) const override {
     if (!flash_supports_head_dim(problem.head_dim)) {
@@ -125,12 +182,21 @@ class FlashAttention final : public AttentionImpl {
   std::unique_ptr<AttentionPlan> prepare(const AttentionProblem& problem) const override {
     const Support support = supports(problem, Pass::kForward);
     LCAB_CHECK(support.supported, support.reason);
-    return std::make_unique<FlashPlan>(problem);
+    const DeviceTraits device = current_device();
+    return std::make_unique<FlashPlan>(problem, path_for(choice_, device), device.sm_count);
   }
+
+ private:
+  PathChoice choice_;
 };
 
 }  // namespace
 
-std::unique_ptr<AttentionImpl> make_flash_attention() { return std::make_unique<FlashAttention>(); }
+std::unique_ptr<AttentionImpl> make_flash_attention() {
+  return std::make_unique<FlashAttention>(PathChoice::kBestForDevice);
+}
+std::unique_ptr<AttentionImpl> make_flash_attention_mma_sync() {
+  return std::make_unique<FlashAttention>(PathChoice::kMmaSyncOnly);
+}
 
 }  // namespace lcab::kernels

@@ -404,30 +404,42 @@ void configure_backward_typed() {
 }
 
 template <typename T, int kHeadDim>
-void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
-  using C = BackwardConfig<kHeadDim>;
-  check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "backward");
+void launch_preprocess_typed(const BackwardParams& params, cudaStream_t stream) {
   const Shape& s = params.shape;
   const int64_t q_elems = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * kHeadDim;
   LCAB_CUDA_CHECK(cudaMemsetAsync(params.dq_accum, 0, static_cast<size_t>(q_elems) * sizeof(float), stream));
-
   constexpr int kDeltaThreads = 256;
   const int64_t delta_threads = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * (kHeadDim / 8);
   delta_kernel<T, kHeadDim>
       <<<static_cast<unsigned>((delta_threads + kDeltaThreads - 1) / kDeltaThreads), kDeltaThreads, 0, stream>>>(
           params);
   LCAB_CUDA_CHECK_LAUNCH();
+}
 
-  const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
-  LCAB_CHECK(blocks < (int64_t(1) << 31), "backward grid of " << blocks << " CTAs is too large");
-  flash_dkdv_kernel<T, kHeadDim><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(params);
-  LCAB_CUDA_CHECK_LAUNCH();
-
+template <typename T, int kHeadDim>
+void launch_postprocess_typed(const BackwardParams& params, cudaStream_t stream) {
+  const Shape& s = params.shape;
+  const int64_t q_elems = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * kHeadDim;
   constexpr int kConvertThreads = 256;
   const int64_t pairs = q_elems / 2;
   convert_dq_kernel<T><<<static_cast<unsigned>((pairs + kConvertThreads - 1) / kConvertThreads), kConvertThreads, 0,
                          stream>>>(params.dq_accum, static_cast<T*>(params.dq), q_elems);
   LCAB_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, int kHeadDim>
+void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
+  using C = BackwardConfig<kHeadDim>;
+  check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "backward");
+  const Shape& s = params.shape;
+  launch_preprocess_typed<T, kHeadDim>(params, stream);
+  const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
+  LCAB_CHECK(blocks < (int64_t(1) << 31), "backward grid of " << blocks << " CTAs is too large");
+  if (blocks > 0) {
+    flash_dkdv_kernel<T, kHeadDim><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(params);
+    LCAB_CUDA_CHECK_LAUNCH();
+  }
+  launch_postprocess_typed<T, kHeadDim>(params, stream);
 }
 
 template <typename T, int kHeadDim>
@@ -438,6 +450,16 @@ template <typename T, int kHeadDim>
 struct LaunchBackward {
   static void run(const BackwardParams& params, cudaStream_t stream) { launch_backward_typed<T, kHeadDim>(params, stream); }
 };
+template <typename T, int kHeadDim>
+struct LaunchPreprocess {
+  static void run(const BackwardParams& params, cudaStream_t stream) { launch_preprocess_typed<T, kHeadDim>(params, stream); }
+};
+template <typename T, int kHeadDim>
+struct LaunchPostprocess {
+  static void run(const BackwardParams& params, cudaStream_t stream) {
+    launch_postprocess_typed<T, kHeadDim>(params, stream);
+  }
+};
 
 }  // namespace
 
@@ -445,6 +467,14 @@ void configure_backward(DType dtype, int head_dim) { dispatch<ConfigureBackward>
 
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
   dispatch<LaunchBackward>(dtype, head_dim, params, stream);
+}
+
+void launch_backward_preprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
+  dispatch<LaunchPreprocess>(dtype, head_dim, params, stream);
+}
+
+void launch_backward_postprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
+  dispatch<LaunchPostprocess>(dtype, head_dim, params, stream);
 }
 
 }  // namespace lcab::kernels::flash

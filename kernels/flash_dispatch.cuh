@@ -4,6 +4,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <type_traits>
+
 #include "kernels/flash_tiles.h"
 #include "model/error.h"
 
@@ -21,6 +23,12 @@ void dispatch(DType dtype, int head_dim, Args&&... args) {
     if (head_dim == 64) Op<__half, 64>::run(args...);
     else Op<__half, 128>::run(args...);
   }
+}
+
+/// The DType of a kernel element type.
+template <typename T>
+constexpr DType mma_dtype() {
+  return std::is_same_v<T, __nv_bfloat16> ? DType::kBf16 : DType::kFp16;
 }
 
 /// Checks that a work list was built for the tile shape a kernel was compiled with.

@@ -31,7 +31,7 @@ void print_fits(const CalibrationResult& result) {
     for (size_t n = 0; n < fit.parameter_names.size(); ++n) {
       const double v = fit.parameter_values[n];
       parameters.push_back(fit.parameter_names[n] + "=" +
-                           (fit.parameter_names[n] == "bytes_per_s" ? format_fixed(v / 1e9, 1) + "e9"
+                           (fit.parameter_names[n].ends_with("bytes_per_s") ? format_fixed(v / 1e9, 1) + "e9"
                                                                     : format_fixed(v, 4)));
     }
     table.add_row({fit.group, std::to_string(fit.records), std::to_string(fit.outliers),
@@ -77,8 +77,9 @@ int run(int argc, char** argv) {
   const RecordReadResult read = read_records(inputs);
   for (const std::string& problem : read.problems) std::cerr << "lcab-calibrate: skipped " << problem << "\n";
   std::vector<Record> usable;
+  std::vector<std::string> left_out;
   for (const char* kind : {"kernel", "comm", "cp"}) {
-    const std::vector<Record> of_kind = usable_measurements(read.records, kind);
+    const std::vector<Record> of_kind = usable_measurements(read.records, kind, &left_out);
     usable.insert(usable.end(), of_kind.begin(), of_kind.end());
   }
   LCAB_CHECK(!usable.empty(), "no usable measured records (kind kernel, comm or cp with status ok and a time) in "
@@ -96,6 +97,10 @@ int run(int argc, char** argv) {
             << " file(s), base profile '" << base.name << "'\n\n";
   const CalibrationResult result = calibrate::calibrate(usable, base, options, predictor);
   print_fits(result);
+  if (!left_out.empty()) {
+    std::cout << "\n## Measured records left out (" << left_out.size() << ")\n\n";
+    for (const std::string& line : left_out) std::cout << "- " << line << "\n";
+  }
 
   int status = 0;
   if (!out_path.empty()) {

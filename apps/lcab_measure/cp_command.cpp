@@ -2,7 +2,8 @@
 //
 // For every method x mask x sequence length x degrees x placement x pass: the slowest rank's time (median over
 // repetitions, a barrier before each), per-rank compute / communication / exposed communication from the
-// executor's per-op event timeline, imbalance (max / mean compute), peak device memory per rank; one record of
+// executor's per-op event timelines of all ranks (model/perf/comm_overlap.h: a transfer starts when every party
+// has arrived), imbalance (max / mean compute), peak device memory per rank; one record of
 // kind "cp" each. Launch: a thread per GPU (--gpus N, this machine's GPUs 0..N-1), or, under mpirun, srun or
 // torchrun, a process per GPU (one rank here; rank 0 writes the records).
 #include <algorithm>
@@ -31,6 +32,7 @@
 #include "model/cp/cp_method.h"
 #include "model/error.h"
 #include "model/mask_spec.h"
+#include "model/perf/comm_overlap.h"
 #include "model/perf/timeline.h"
 #include "model/record.h"
 
@@ -53,6 +55,7 @@ struct CpOptions {
   std::string trace_path;
   std::string nccl_id_file;
   bool baseline = false;
+  bool no_dkv_home_overlap = false;  ///< CpConfig::overlap_dkv_home_hop off
 };
 
 /// One CP configuration and pass of the sweep.
@@ -89,6 +92,7 @@ std::vector<CpPoint> expand_points(const CpOptions& o, int world) {
                   c.windows = W;
                   c.placement = cp::parse_placement(placement);
                   c.sharding = cp::parse_sharding(o.sharding);
+                  c.overlap_dkv_home_hop = !o.no_dkv_home_overlap;
                   c.workload.heads = o.workload.heads.front();
                   c.workload.kv_heads = o.workload.kv_heads.front();
                   c.workload.head_dim = o.workload.head_dims.front();
@@ -172,14 +176,12 @@ Record make_record(const CpPoint& p, const CpOptions& o, const PointResult& r, c
   const double mean_compute = std::accumulate(r.per_rank_compute_ms.begin(), r.per_rank_compute_ms.end(), 0.0) /
                               static_cast<double>(r.per_rank_compute_ms.size());
   const double max_compute = *std::max_element(r.per_rank_compute_ms.begin(), r.per_rank_compute_ms.end());
-  double comm_total = 0, exposed_total = 0;
-  for (size_t i = 0; i < r.per_rank_comm_ms.size(); ++i) {
-    comm_total += r.per_rank_comm_ms[i];
-    exposed_total += r.per_rank_exposed_ms[i];
-  }
+  std::vector<perf::CommOverlap> overlap;
+  for (size_t i = 0; i < r.per_rank_comm_ms.size(); ++i)
+    overlap.push_back({r.per_rank_compute_ms[i], r.per_rank_comm_ms[i], r.per_rank_exposed_ms[i]});
   rec.extra["tflops_per_gpu"] = *rec.tflops / static_cast<double>(p.config.gpus);
   rec.extra["imbalance"] = mean_compute > 0 ? max_compute / mean_compute : 1.0;
-  rec.extra["comm_hidden_fraction"] = comm_total > 0 ? 1.0 - exposed_total / comm_total : 1.0;
+  rec.extra["comm_hidden_fraction"] = perf::hidden_fraction(overlap);
   rec.extra["per_rank_compute_ms"] = r.per_rank_compute_ms;
   rec.extra["per_rank_comm_ms"] = r.per_rank_comm_ms;
   rec.extra["per_rank_exposed_comm_ms"] = r.per_rank_exposed_ms;
@@ -187,9 +189,11 @@ Record make_record(const CpPoint& p, const CpOptions& o, const PointResult& r, c
   rec.extra["reps"] = o.reps;
   rec.extra["warmup"] = o.warmup;
   rec.extra["sharding"] = r.sharding;
+  rec.extra["dkv_home_overlap"] = p.config.overlap_dkv_home_hop;
   rec.extra["launch"] = launch;
   rec.extra["timing"] = "slowest rank per repetition (CUDA events from the pass's first to last op, a barrier "
-                        "before each); breakdown from per-op events of the slowest rank";
+                        "before each); breakdown from per-op events of the slowest rank, transfers from the "
+                        "latest arrival of their parties (every rank's events, clocks aligned at the pass start)";
   return rec;
 }
 
@@ -230,6 +234,29 @@ perf::TimelineEvent event_of(const cp::RankSchedule& ops, const cp::OpInterval& 
   e.start_us = op.start_ms * 1e3;
   e.duration_us = (op.end_ms - op.start_ms) * 1e3;
   return e;
+}
+
+// Every rank's timeline of the last pass, on every rank (the ranks' op intervals, padded to the longest op list).
+std::vector<std::vector<cp::OpInterval>> gather_timelines(const cp::Schedule& schedule,
+                                                          const std::vector<cp::OpInterval>& mine,
+                                                          cp::RankComms& comms, measure::Stream& stream) {
+  size_t longest = 0;
+  for (const cp::RankSchedule& r : schedule.ranks) longest = std::max(longest, r.ops.size());
+  std::vector<double> flat(2 * longest, 0.0);
+  for (const cp::OpInterval& op : mine) {
+    flat[2 * static_cast<size_t>(op.op)] = op.start_ms;
+    flat[2 * static_cast<size_t>(op.op) + 1] = op.end_ms;
+  }
+  const std::vector<double> all = comms.gather_all(flat, stream.get());
+  std::vector<std::vector<cp::OpInterval>> timelines(schedule.ranks.size());
+  for (size_t r = 0; r < schedule.ranks.size(); ++r) {
+    const cp::RankSchedule& rs = schedule.ranks[r];
+    for (size_t k = 0; k < rs.ops.size(); ++k) {
+      const double* at = all.data() + r * 2 * longest + 2 * k;
+      timelines[r].push_back({static_cast<int>(k), rs.ops[k].kind, rs.ops[k].stream, rs.ops[k].step, at[0], at[1]});
+    }
+  }
+  return timelines;
 }
 
 // One point on one rank; every rank calls it for every point in the same order.
@@ -290,7 +317,8 @@ void run_point_on_rank(SweepContext& ctx, size_t index, cp::RankComms& comms, me
         const double slowest = comms.max_over_ranks(ms, stream.get());
         if (rep < o.warmup) continue;
         last_timeline = timed.last_timeline();
-        const cp::TimelineSplit split = cp::split_timeline(last_timeline);
+        const cp::TimelineSplit split = cp::split_timeline(
+            timed.schedule(), gather_timelines(timed.schedule(), last_timeline, comms, stream), comms.rank());
         mine.push_back(ms);
         compute.push_back(split.compute_ms);
         comm.push_back(split.comm_ms);
@@ -417,6 +445,9 @@ int run_cp(const std::vector<std::string>& args, int argc, const char* const* ar
       ("trace", po::value(&o.trace_path), "Chrome-trace JSON of the last repetition (all ranks; FILE.N.json per point "
                                           "when there are several)")
       ("baseline", po::bool_switch(&o.baseline), "also measure single-GPU --impl on the whole sequence (GPU 0)")
+      ("no-dkv-home-overlap", po::bool_switch(&o.no_dkv_home_overlap),
+       "ring/usp/loongtrain backward: compute the whole own KV block first, so the final dK,dV hop follows the "
+       "last compute (the schedule before the own-block tail)")
       ("nccl-id-file", po::value(&o.nccl_id_file), "shared file for the NCCL id under srun/torchrun without MPI");
   const std::string usage =
       "lcab-measure cp --method ring,ulysses --mask causal --seqlen 64k,128k --pass fwd,bwd [--gpus N] ...";

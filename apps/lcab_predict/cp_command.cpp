@@ -1,5 +1,6 @@
 // lcab-predict cp: simulate one CP configuration (method, degrees, placement, windows) per pass: time, compute,
-// exposed communication, imbalance, memory; --steps prints every step of every rank; --trace writes the
+// communication and exposed communication of the slowest rank, the share of communication hidden over all ranks
+// (model/perf/comm_overlap.h), imbalance, memory; --steps prints every step of every rank; --trace writes the
 // predicted timeline as Chrome-trace JSON.
 #include <iostream>
 
@@ -25,7 +26,7 @@ int run_cp(const std::vector<std::string>& args, int argc, const char* const* ar
   std::string methods_text = "ring";
   int64_t ulysses = 0, ring = 0, windows = 0;
   std::string placement = "ulysses_intra", sharding = "auto", trace_path;
-  bool steps = false;
+  bool steps = false, no_dkv_home_overlap = false;
   cli::add_workload_options(desc, text, opts);
   cli::add_cluster_options(desc, cluster_text, cluster);
   desc.add_options()
@@ -36,6 +37,9 @@ int run_cp(const std::vector<std::string>& args, int argc, const char* const* ar
       ("placement", cli::po::value(&placement)->default_value(placement), "ulysses_intra or ring_intra")
       ("sharding", cli::po::value(&sharding)->default_value(sharding), "auto, contiguous, zigzag, zigzag_documents")
       ("steps", cli::po::bool_switch(&steps), "also print the start and end of every step of every rank")
+      ("no-dkv-home-overlap", cli::po::bool_switch(&no_dkv_home_overlap),
+       "ring/usp/loongtrain backward: compute the whole own KV block first, so the final dK,dV hop follows the "
+       "last compute (the schedule before the own-block tail)")
       ("trace", cli::po::value(&trace_path), "write the predicted timeline as Chrome-trace JSON to FILE");
   cli::add_output_options(desc, out);
   if (!cli::parse_or_help(args, desc, "lcab-predict cp --method NAME --gpus P [--ulysses U --ring R --windows W "
@@ -56,7 +60,7 @@ int run_cp(const std::vector<std::string>& args, int argc, const char* const* ar
   double trace_offset_us = 0;
 
   Table table({"method", "config", "gpus", "mask", "seqlen", "pass", "time ms", "TFLOP/s/GPU", "compute ms",
-               "comm ms", "exposed comm ms", "imbalance", "critical compute ms", "critical comm ms", "peak mem"});
+               "comm ms", "exposed comm ms", "comm hidden", "imbalance", "critical compute ms", "critical comm ms", "peak mem"});
   Table step_table({"config", "pass", "rank", "step", "start ms", "end ms"});
   for (const std::string& spec : opts.masks) {
     for (int64_t seqlen : opts.seqlens) {
@@ -73,6 +77,7 @@ int run_cp(const std::vector<std::string>& args, int argc, const char* const* ar
           config.windows = windows;
           config.placement = cp::parse_placement(placement);
           config.sharding = cp::parse_sharding(sharding);
+          config.overlap_dkv_home_hop = !no_dkv_home_overlap;
           config.workload = workload;
           const perf::CpPrediction p =
               predictor.predict(config, kernel, passes, perf::PredictOptions{true, !trace_path.empty()});
@@ -84,6 +89,7 @@ int run_cp(const std::vector<std::string>& args, int argc, const char* const* ar
                            pass, format_ms(sim.time_us),
                            format_fixed(sim.time_us > 0 ? sim.flops() / sim.time_us * 1e-6 / gpus : 0, 1),
                            format_ms(slow.compute_us), format_ms(slow.comm_us), format_ms(slow.exposed_comm_us),
+                           format_fixed(sim.comm_hidden_fraction(), 3),
                            format_fixed(sim.imbalance(), 3), format_ms(sim.critical_compute_us),
                            format_ms(sim.critical_comm_us), format_bytes(static_cast<double>(sim.peak_mem_bytes()))});
             if (steps) {

@@ -57,7 +57,7 @@ Record ModelPredictor::predict_kernel(const RecordKey& key) const {
       profile_.kernel(key.impl, key.pass, required(key.head_dim, "head_dim"), key.dtype);
   const perf::AttentionShape shape = perf::attention_shape_of(key);
   const Mask mask = make_mask(key.mask, required(key.seqlen, "seqlen"), shape.kv_heads);
-  const perf::KernelCost cost = perf::KernelCostModel(params, profile_.sms()).cost(mask, shape);
+  const perf::KernelCost cost = perf::KernelCostModel(profile_, params).cost(mask, shape);
   LCAB_CHECK(cost.time_us > 0, "the kernel model gives no time for an empty mask");
   Record r = predicted("kernel", key, cost.time_us / 1000.0);
   r.flops = cost.flops;

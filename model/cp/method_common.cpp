@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "model/cp/slice_clip.h"
+
 namespace lcab::cp {
 
 Buffer make_buffer(std::string name, BufferRole role, int64_t tokens, int64_t heads, int64_t head_dim,
@@ -53,6 +55,81 @@ std::vector<int> head_lists_for(const MaskResolver& resolver, HeadRange kv) {
   std::vector<int> lists;
   for (int64_t h = kv.begin; h < kv.end; ++h) lists.push_back(static_cast<int>(h));
   return lists;
+}
+
+namespace {
+
+constexpr int64_t kNoBegin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kNoEnd = std::numeric_limits<int64_t>::max();
+
+int64_t begin_on(const Slice& s, CutAxis axis) { return axis == CutAxis::kQueries ? s.q_begin : s.k_begin; }
+int64_t end_on(const Slice& s, CutAxis axis) { return axis == CutAxis::kQueries ? s.q_end : s.k_end; }
+
+// Cells of `slice` with rows (or keys) in [begin, end), appended to `out` (unchanged when it lies inside).
+void clip_to(const Slice& slice, CutAxis axis, int64_t begin, int64_t end, std::vector<Slice>& out) {
+  if (begin_on(slice, axis) >= begin && end_on(slice, axis) <= end) {
+    out.push_back(slice);
+    return;
+  }
+  if (end_on(slice, axis) <= begin || begin_on(slice, axis) >= end) return;
+  ClipWindow window{slice.q_begin, slice.q_end, slice.k_begin, slice.k_end, 0, 0};
+  if (axis == CutAxis::kQueries) {
+    window.q_begin = std::max(begin, slice.q_begin);
+    window.q_end = std::min(end, slice.q_end);
+  } else {
+    window.k_begin = std::max(begin, slice.k_begin);
+    window.k_end = std::min(end, slice.k_end);
+  }
+  clip_slice(slice, window, out);
+}
+
+// Unmasked cells at or past `at` on the axis, over all lists.
+int64_t cells_from(const std::vector<std::vector<Slice>>& lists, CutAxis axis, int64_t at) {
+  std::vector<Slice> clipped;
+  int64_t cells = 0;
+  for (const auto& list : lists)
+    for (const Slice& s : list) {
+      clipped.clear();
+      clip_to(s, axis, at, kNoEnd, clipped);
+      for (const Slice& c : clipped) cells += c.area();
+    }
+  return cells;
+}
+
+}  // namespace
+
+CutSlices cut_slices(const std::vector<std::vector<Slice>>& lists, CutAxis axis, int64_t at) {
+  CutSlices cut;
+  cut.before.resize(lists.size());
+  cut.after.resize(lists.size());
+  for (size_t h = 0; h < lists.size(); ++h)
+    for (const Slice& s : lists[h]) {
+      clip_to(s, axis, kNoBegin, at, cut.before[h]);
+      clip_to(s, axis, at, kNoEnd, cut.after[h]);
+    }
+  return cut;
+}
+
+int64_t cut_for_tail_share(const std::vector<std::vector<Slice>>& lists, CutAxis axis, double tail_share,
+                           int64_t align) {
+  int64_t first = kNoEnd, last = kNoBegin;
+  for (const auto& list : lists)
+    for (const Slice& s : list) {
+      first = std::min(first, begin_on(s, axis));
+      last = std::max(last, end_on(s, axis));
+    }
+  if (first >= last) return 0;
+  auto cells_at = [&](int64_t n) { return static_cast<double>(cells_from(lists, axis, first + n * align)); };
+  const double target = tail_share * cells_at(0);
+  // the cells past a cut fall as the cut moves on: find the first candidate at or below the target
+  int64_t lo = 0, hi = (last - first + align - 1) / align;  // candidate hi cuts past every cell
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (cells_at(mid) <= target) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo == 0) return first;
+  return first + (cells_at(lo - 1) - target < target - cells_at(lo) ? lo - 1 : lo) * align;
 }
 
 std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, HeadRange q_heads, HeadRange kv_heads,

@@ -39,6 +39,25 @@ class MaskResolver {
 /// The head lists an item of kv heads `kv` uses: {0} for a shared mask, else the kv head indices.
 std::vector<int> head_lists_for(const MaskResolver& resolver, HeadRange kv);
 
+/// Which axis of an item's (q buffer row, k buffer row) plane a cut runs across.
+enum class CutAxis : uint8_t { kQueries, kKeys };
+
+/// Slice lists (one per head list, coordinates (q buffer row, k buffer row)) cut at row (or key) `at` of the
+/// axis: `before` holds exactly the cells before it, `after` those at or past it (a list may come out empty).
+struct CutSlices {
+  std::vector<std::vector<Slice>> before;
+  std::vector<std::vector<Slice>> after;
+};
+CutSlices cut_slices(const std::vector<std::vector<Slice>>& lists, CutAxis axis, int64_t at);
+
+/// Where to cut `lists` on the axis so that the cells at or past the cut are about `tail_share` (0..1) of all
+/// (summed over lists): the candidate closest to the share among first + n * align (first = the first row or
+/// key with a cell, n >= 0), so that both parts keep the tiles of the uncut item when align is a multiple of
+/// the kernels' tiles on that axis. Returns `first` when everything goes past the cut, and a row or key past
+/// the last cell when nothing does.
+int64_t cut_for_tail_share(const std::vector<std::vector<Slice>>& lists, CutAxis axis, double tail_share,
+                           int64_t align);
+
 /// A compute item from slices given in (q buffer row, k buffer row) coordinates, one list per head list of
 /// head_lists_for(); sets q_rows/k_rows to their bounding box and makes the slices local to it, and counts
 /// pairs over q_heads (GQA group size Hq / Hk). std::nullopt when every list is empty.

@@ -99,6 +99,12 @@ struct CpConfig {
   /// kZigzagDocuments: documents are grouped into units of at least 2R * this many tokens before zigzagging,
   /// so that tiny documents do not create tiny chunks (and millions of compute slices).
   int64_t min_document_chunk_tokens = 256;
+  /// Backward of the ring engine (ring, usp, loongtrain; R > 1): the tail of the rank's own KV block (its q rows
+  /// holding a share g / (e + g) of the block's pairs, e = dtype bytes, g = grad_accum_bytes) is computed after
+  /// the last ring step, while the final dK,dV hop comes home, instead of at the first step; the hop then lands
+  /// in a free dK,dV buffer that is added into dkv. false: the whole own block at the first step, the final hop
+  /// straight into dkv (after the last compute, so nothing overlaps it).
+  bool overlap_dkv_home_hop = true;
   Workload workload;
 };
 

@@ -1,26 +1,36 @@
 #include "model/cp/ulysses_ring.h"
 
+#include <array>
+
+#include "model/error.h"
 #include "model/cp/schedule_builder.h"
 #include "model/cp/ulysses_ring_program.h"
 
 namespace lcab::cp {
 namespace {
 
-// Materializes one rank's ops: items from the mask resolved for the rank's ring position.
+// Materializes one rank's ops: items from the mask resolved for the rank's ring position. The own block's tail is
+// cut once (the program asks for it again after the ring).
 class RankScheduleSink final : public RingOpSink {
  public:
   RankScheduleSink(RankBuilder& rb, const UlyssesRingProgram& program, const MaskResolver& resolver, int64_t u)
       : rb_(rb), program_(program), resolver_(resolver), u_(u) {}
 
-  std::optional<TokenRange> item_key_rows(int64_t source) override {
-    item_ = program_.item(resolver_, u_, source);
-    if (!item_) return std::nullopt;
-    return item_->k_rows;
+  std::optional<TokenRange> item_key_rows(int64_t source, RingItemPart part) override {
+    std::optional<ComputeItem>& item = items_[static_cast<int>(part)];
+    if (part == RingItemPart::kOwnTail) {
+      if (!tail_known_) tail_rows_ = rows_of(item = program_.item(resolver_, u_, source, part));
+      tail_known_ = true;
+      return tail_rows_;
+    }
+    return rows_of(item = program_.item(resolver_, u_, source, part));
   }
   void compute(const RingComputeOp& op, int step, std::initializer_list<int> reads,
                std::initializer_list<int> writes) override {
-    ComputeItem item = std::move(*item_);
-    item_.reset();
+    std::optional<ComputeItem>& announced = items_[static_cast<int>(op.part)];
+    LCAB_CHECK(announced, "a compute op came without its item");
+    ComputeItem item = std::move(*announced);
+    announced.reset();
     item.q_buffer = op.q_buffer;
     item.k_buffer = op.k_buffer;
     item.q_side = op.q_side;
@@ -48,7 +58,13 @@ class RankScheduleSink final : public RingOpSink {
   const UlyssesRingProgram& program_;
   const MaskResolver& resolver_;
   int64_t u_;
-  std::optional<ComputeItem> item_;
+  static std::optional<TokenRange> rows_of(const std::optional<ComputeItem>& item) {
+    return item ? std::optional<TokenRange>(item->k_rows) : std::nullopt;
+  }
+  std::array<std::optional<ComputeItem>, 3> items_;  // the item announced last, per RingItemPart
+  bool tail_known_ = false;
+  std::optional<TokenRange> tail_rows_;
+
 };
 
 }  // namespace

@@ -20,6 +20,12 @@
 //           outer block) it holds window a's share. With W > 1 it then adds the partial received from window
 //           a - 1 and sends the sum to (a + 1, i); after W outer hops it is home. W = 1: the inner home hop
 //           delivers into dkv directly (plain ring: dKV arrives home after P hops).
+//           Own-block tail (R > 1, CpConfig::overlap_dkv_home_hop, the default): the final hop (the inner home
+//           hop for W = 1, the last outer hop for W > 1) would follow the last compute with nothing to overlap.
+//           So the rank's own block (o = 0, m = 0) is cut by q rows: its head (a share e / (e + g) of its pairs)
+//           is computed at the first ring step as above, its tail after the last ring step straight into dkv,
+//           while the final hop lands in a dKV buffer that is free by then (dkv_inner[w % 2] for W = 1,
+//           dkv_outer for W > 1); an add then sums the two. Same hops and bytes; one more kernel and one add.
 //           [a2a dq, dkv: heads -> sequence (kv replicas of Hk < U summed)]
 // Inputs of the backward pass in head layout (q_heads, kv_heads, out_heads, lse_heads) are what forward left.
 #pragma once

@@ -1,5 +1,7 @@
 #include "model/cp/ulysses_ring_program.h"
 
+#include <algorithm>
+
 #include "model/cp/schedule_builder.h"
 #include "model/error.h"
 
@@ -45,6 +47,7 @@ struct RingShape {
   int64_t H, Hk;         // q heads and kv heads of the workload
   int64_t batch, D, dt, gab;
   bool fwd;
+  bool cut_own = false;  // this pass cuts the own KV block (backward, UlyssesRingProgram::cuts_own_block)
   // buffers (-1 when absent)
   int q = -1, kv = -1, out = -1, lse = -1, dout = -1, dq = -1, dkv = -1;             // sequence layout
   int q_h = -1, kv_h = -1, out_h = -1, lse_h = -1, dout_h = -1, dq_h = -1, dkv_h = -1;  // head layout (U > 1)
@@ -64,6 +67,9 @@ struct RingShape {
   int64_t kv_block_bytes() const { return batch * 2 * T * hk * D * dt; }
   int64_t dkv_block_bytes() const { return batch * 2 * T * hk * D * gab; }
   int window_result() const { return W == 1 ? DKV() : dkv_window; }
+  /// Backward with the own block's tail deferred: the free dKV buffer the final hop lands in (the inner buffer
+  /// the second-to-last inner step sent, or the outer buffer the last outer step has added from).
+  int home_landing() const { return W == 1 ? dkv_inner[w % 2] : dkv_outer; }
   // dKV buffer the grads of step (o, m) accumulate into (before any transfer)
   int travelling_dkv(int64_t m) const { return w == 1 ? window_result() : dkv_inner[m % 2]; }
   int kv_block(int64_t o, int64_t m) const {
@@ -71,6 +77,7 @@ struct RingShape {
     return o == 0 ? KV() : kv_outer[o % 2];
   }
   int first_ring_step() const { return U > 1 ? 1 : 0; }
+  int last_ring_step() const { return first_ring_step() + static_cast<int>(R) - 1; }
   // token map of a ring position's rows (the head-layout map with U > 1, else the rank's own shard)
   int map_of_position(const GridLayout& layout, int64_t position) const {
     return static_cast<int>(U > 1 ? P + position : layout.rank_of(0, position));
@@ -79,6 +86,33 @@ struct RingShape {
 
 namespace {
 
+// q rows of an own-block cut are a multiple of this from the block's first row: a multiple of every kernel's q
+// tile (lcab_flash: 128 forward, 64 backward), so both parts keep the tiles of the uncut rows.
+constexpr int64_t kCutRowAlign = 128;
+
+// The rank's own KV block cut by q rows for the backward pass (RingItemPart). No cut (everything in head) when
+// either part would have no cell.
+struct OwnBlockCut {
+  std::vector<std::vector<Slice>> head, tail;
+};
+
+bool any_cell(const std::vector<std::vector<Slice>>& lists) {
+  return std::any_of(lists.begin(), lists.end(), [](const auto& list) { return !list.empty(); });
+}
+
+OwnBlockCut cut_own_block(std::vector<std::vector<Slice>> lists, double tail_share) {
+  const int64_t at = cut_for_tail_share(lists, CutAxis::kQueries, tail_share, kCutRowAlign);
+  CutSlices split = cut_slices(lists, CutAxis::kQueries, at);
+  if (!any_cell(split.before) || !any_cell(split.after)) return {std::move(lists), {}};
+  return {std::move(split.before), std::move(split.after)};
+}
+
+// Backward: the share of the own block computed after the last ring step. The final hop carries g-byte dK,dV
+// and the first KV hop e-byte K,V of the same rows, so a share g / (e + g) gives each hop own-block compute in
+// proportion to its bytes.
+double own_tail_share(const RingShape& p) {
+  return static_cast<double>(p.gab) / static_cast<double>(p.dt + p.gab);
+}
 
 void add_buffers(ScheduleBuilder& sb, RingShape& p) {
   const bool fwd = p.fwd;
@@ -161,9 +195,23 @@ void emit_all_to_alls(const RingShape& p, int64_t pos, bool in, RingOpSink& sink
   } else {
     sink.collective(OpKind::kAllToAll, ug, whole(p.dq_h, p.T), whole(p.dq, p.t), q_chunk, last_step, "dq",
                     A2ALayout::kHeadToSeq);
+    if (p.cut_own && sink.item_key_rows(pos, RingItemPart::kOwnTail))  // the final hop landed aside
+      sink.add(whole(p.DKV(), p.T), whole(p.home_landing(), p.T), p.last_ring_step());
     sink.collective(OpKind::kAllToAll, ug, whole(p.dkv_h, p.T), whole(p.dkv, p.t), kv_chunk, last_step, "dkv",
                     A2ALayout::kHeadToSeq);
   }
+}
+
+// Backward: the compute op `op` on key rows `k_rows` with its dK,dV into `into`: directly when `direct`, else
+// through dkv_scratch (zeroed, then added into `into`).
+void emit_grads(const RingShape& p, RingComputeOp op, TokenRange k_rows, int step, int into, bool direct,
+                RingOpSink& sink) {
+  const BufferRegion scratch{p.dkv_scratch, k_rows.begin, k_rows.length()};
+  if (!direct) sink.zero(scratch, step);
+  op.grad_buffer = direct ? into : p.dkv_scratch;
+  op.grad_row_begin = k_rows.begin;
+  sink.compute(op, step, {p.Q(), op.k_buffer, p.OUT(), p.LSE(), p.DOUT()}, {p.DQ(), op.grad_buffer});
+  if (!direct) sink.add({into, k_rows.begin, k_rows.length()}, scratch, step);
 }
 
 // Ring step (o, m) of the rank at (u, pos).
@@ -192,7 +240,8 @@ void emit_ring_step(const RingShape& p, const GridLayout& layout, int64_t u, int
   op.q_side = p.q_side;
   op.q_map = p.map_of_position(layout, pos);
   op.k_map = p.map_of_position(layout, op.source);
-  const std::optional<TokenRange> k_rows = sink.item_key_rows(op.source);
+  if (!p.fwd && p.cut_own && step == p.first_ring_step()) op.part = RingItemPart::kOwnHead;
+  const std::optional<TokenRange> k_rows = sink.item_key_rows(op.source, op.part);
   if (p.fwd) {
     if (k_rows) sink.compute(op, step, {p.Q(), kv_here}, {p.OUT(), p.LSE()});
     return;
@@ -201,30 +250,34 @@ void emit_ring_step(const RingShape& p, const GridLayout& layout, int64_t u, int
   const int travelling = p.travelling_dkv(m);
   const bool starts_fresh = m == 0 && travelling != p.DKV();  // DKV is zero at start and used once
   if (starts_fresh) sink.zero(whole(travelling, p.T), step);
-  if (k_rows) {
-    op.grad_row_begin = k_rows->begin;
-    if (m == 0) {
-      op.grad_buffer = travelling;
-      sink.compute(op, step, {p.Q(), kv_here, p.OUT(), p.LSE(), p.DOUT()}, {p.DQ(), travelling});
-    } else {
-      const BufferRegion scratch{p.dkv_scratch, k_rows->begin, k_rows->length()};
-      sink.zero(scratch, step);
-      op.grad_buffer = p.dkv_scratch;
-      sink.compute(op, step, {p.Q(), kv_here, p.OUT(), p.LSE(), p.DOUT()}, {p.DQ(), p.dkv_scratch});
-      sink.add({travelling, k_rows->begin, k_rows->length()}, scratch, step);
-    }
+  if (k_rows) emit_grads(p, op, *k_rows, step, travelling, m == 0, sink);
+  // the own block's tail (if cut) fills the compute stream while the dKV goes home: after the last inner hop
+  // (so that it also covers the wait for it before a window's outer add), else after the last outer hop
+  std::optional<TokenRange> tail_rows;
+  RingComputeOp tail = op;
+  if (p.cut_own && step == p.last_ring_step()) {
+    tail.source = pos;
+    tail.k_buffer = p.KV();
+    tail.k_map = op.q_map;
+    tail.part = RingItemPart::kOwnTail;
+    tail_rows = sink.item_key_rows(pos, RingItemPart::kOwnTail);
   }
+  const int home = tail_rows ? p.home_landing() : p.DKV();
   if (p.w > 1) {  // pass the dKV on; after the last inner step it goes to the rank holding the outer block
-    const int into = m + 1 < p.w ? p.dkv_inner[(m + 1) % 2] : p.window_result();
+    const int into = m + 1 < p.w ? p.dkv_inner[(m + 1) % 2] : (p.W == 1 ? home : p.dkv_window);
     sink.send(inner_next, whole(travelling, p.T), p.dkv_block_bytes(), Stream::kSend, step, "dkv");
     sink.recv(inner_prev, whole(into, p.T), p.dkv_block_bytes(), Stream::kRecv, step, "dkv");
+    if (tail_rows) emit_grads(p, tail, *tail_rows, step, p.DKV(), true, sink);
   }
   if (m + 1 == p.w && p.W > 1) {  // window a's share done: add earlier windows' partial, pass it on
     if (o > 0) sink.add(whole(p.dkv_window, p.T), whole(p.dkv_outer, p.T), step);
     sink.send(outer_next, whole(p.dkv_window, p.T), p.dkv_block_bytes(), Stream::kOuterSend, step, "dkv");
-    const int into = o + 1 < p.W ? p.dkv_outer : p.DKV();
+    const int into = o + 1 < p.W ? p.dkv_outer : home;
     sink.recv(outer_prev, whole(into, p.T), p.dkv_block_bytes(), Stream::kOuterRecv, step, "dkv");
   }
+  if (tail_rows && p.w == 1) emit_grads(p, tail, *tail_rows, step, p.DKV(), true, sink);
+  // the home landing joins dK,dV; with U > 1 after the all-to-all of dQ (emit_all_to_alls)
+  if (tail_rows && p.U == 1) sink.add(whole(p.DKV(), p.T), whole(p.home_landing(), p.T), step);
 }
 
 }  // namespace
@@ -256,6 +309,8 @@ UlyssesRingProgram::UlyssesRingProgram(const CpConfig& config, Pass pass)
   p.dt = wl.dtype_bytes;
   p.gab = wl.grad_accum_bytes;
   p.fwd = pass == Pass::kForward;
+  cuts_own_block_ = p.R > 1 && config.overlap_dkv_home_hop;
+  p.cut_own = !p.fwd && cuts_own_block_;
 
   s.sharding = sharding_.kind;
   p.T = sharding_.rows_per_position;
@@ -315,10 +370,15 @@ HeadRange UlyssesRingProgram::kv_heads(int64_t u) const {
   return ulysses_kv_heads(u, shape_->U, shape_->H, shape_->Hk);
 }
 
-std::optional<ComputeItem> UlyssesRingProgram::item(const MaskResolver& resolver, int64_t u, int64_t source) const {
+std::optional<ComputeItem> UlyssesRingProgram::item(const MaskResolver& resolver, int64_t u, int64_t source,
+                                                     RingItemPart part) const {
   const HeadRange kv = kv_heads(u);
   std::vector<std::vector<Slice>> lists;
   for (int h : head_lists_for(resolver, kv)) lists.push_back(resolver.result()[h][source]);
+  if (part != RingItemPart::kWhole) {
+    OwnBlockCut cut = cut_own_block(std::move(lists), own_tail_share(*shape_));
+    lists = part == RingItemPart::kOwnHead ? std::move(cut.head) : std::move(cut.tail);
+  }
   return make_item(std::move(lists), q_heads(u), kv, resolver.per_kv_head(), shape_->H, shape_->Hk);
 }
 

@@ -24,6 +24,16 @@
 
 namespace lcab::cp {
 
+/// Which part of a rank's item against a KV block a compute op runs. In the backward pass with
+/// CpConfig::overlap_dkv_home_hop (and R > 1) the rank's own KV block is cut by q rows: its head runs at the first
+/// ring step, its tail after the last one, while the final dK,dV hop comes home into a free buffer that is then
+/// added into dK,dV. The cut keeps everything in the head when either part would have no cell.
+enum class RingItemPart : uint8_t {
+  kWhole,
+  kOwnHead,  ///< the own block's q rows before the cut (the whole block when it is not cut)
+  kOwnTail,  ///< the own block's q rows at or past the cut; no item when the block is not cut
+};
+
 /// The compute op of one ring step: the rank's queries against the KV block of ring position `source`.
 struct RingComputeOp {
   int64_t source = 0;         ///< ring position whose KV block this step holds
@@ -34,6 +44,7 @@ struct RingComputeOp {
   int k_map = -1;
   int grad_buffer = -1;       ///< backward: where dK, dV accumulate; -1 in forward
   int64_t grad_row_begin = 0;
+  RingItemPart part = RingItemPart::kWhole;  ///< of the item of `source` (kOwnHead / kOwnTail: source is the rank's)
 };
 
 /// Receives the ops of one rank's step, in issue order. Reads and writes name the buffers an op touches (as
@@ -41,10 +52,12 @@ struct RingComputeOp {
 class RingOpSink {
  public:
   virtual ~RingOpSink() = default;
-  /// Key rows (of the KV block of ring position `source`) that the rank's queries see; std::nullopt when the
-  /// block is fully masked for them (then no compute op follows).
-  virtual std::optional<TokenRange> item_key_rows(int64_t source) = 0;
-  /// The compute op of the item item_key_rows(op.source) announced just before.
+  /// Key rows (of the KV block of ring position `source`) that `part` of the rank's queries sees; std::nullopt
+  /// when that part has no cell (then no compute op follows). Announces the item of the next compute op; the
+  /// program may also ask only to learn whether a part exists (the own block's tail).
+  virtual std::optional<TokenRange> item_key_rows(int64_t source, RingItemPart part) = 0;
+  /// The compute op of the item announced last (item_key_rows(op.source, op.part)); communication ops may come
+  /// between the two.
   virtual void compute(const RingComputeOp& op, int step, std::initializer_list<int> reads,
                        std::initializer_list<int> writes) = 0;
   virtual void zero(const BufferRegion& dst, int step) = 0;
@@ -75,13 +88,19 @@ class UlyssesRingProgram {
   /// Appends the ops of `rank` at `step` to sink (nothing for a step the rank has no op in).
   void emit(int rank, int step, RingOpSink& sink) const;
 
+  /// True when the backward pass cuts each rank's own KV block (RingItemPart; R > 1 and
+  /// CpConfig::overlap_dkv_home_hop). The forward pass never cuts.
+  bool cuts_own_block() const { return cuts_own_block_; }
+
   /// q heads and kv heads computed by Ulysses member u.
   HeadRange q_heads(int64_t u) const;
   HeadRange kv_heads(int64_t u) const;
   /// The compute item of Ulysses member u at ring position `position` (the one `resolver` was last resolved for,
   /// against index_of_positions()) on the KV block of ring position `source`, with its local slices, pairs, q and k
-  /// rows and heads (buffers and maps are the sink's to set); std::nullopt when fully masked.
-  std::optional<ComputeItem> item(const MaskResolver& resolver, int64_t u, int64_t source) const;
+  /// rows and heads (buffers and maps are the sink's to set); std::nullopt when fully masked. For kOwnHead and
+  /// kOwnTail, source must be that position (the own block) and the part is cut as the backward pass cuts it.
+  std::optional<ComputeItem> item(const MaskResolver& resolver, int64_t u, int64_t source,
+                                  RingItemPart part = RingItemPart::kWhole) const;
   /// The key-block index every position is resolved against (the KV blocks of all ring positions).
   const KeyBlockIndex& index_of_positions() const { return index_; }
 
@@ -91,6 +110,7 @@ class UlyssesRingProgram {
   PositionSharding sharding_;
   KeyBlockIndex index_;
   int num_steps_ = 0;
+  bool cuts_own_block_ = false;
 };
 
 }  // namespace lcab::cp

@@ -24,6 +24,12 @@ CommCostModel::CommCostModel(const HardwareProfile& profile, ClusterShape cluste
   hop_latency_us_[1] = profile.network.latency_us.value;
 }
 
+double line_us(const CollectiveParams& p, double volume_bytes) {
+  const double simple = p.latency_us.value + volume_bytes / p.bytes_per_s.value * 1e6;
+  if (!p.has_low_latency_line()) return simple;
+  return std::min(simple, p.ll_latency_us.value + volume_bytes / p.ll_bytes_per_s.value * 1e6);
+}
+
 LinkClass CommCostModel::link_between(int64_t a, int64_t b) const {
   return cluster_.node_of(a) == cluster_.node_of(b) ? LinkClass::kIntraNode : LinkClass::kInterNode;
 }
@@ -40,7 +46,7 @@ GroupSpan CommCostModel::span(std::span<const int> ranks) const {
 
 double CommCostModel::send_recv_us(int64_t a, int64_t b, int64_t bytes) const {
   const CollectiveParams& p = *params_[static_cast<int>(CollectiveOp::kSendRecv)][static_cast<int>(link_between(a, b))];
-  return p.latency_us.value + static_cast<double>(bytes) / p.bytes_per_s.value * 1e6;
+  return line_us(p, static_cast<double>(bytes));
 }
 
 double CommCostModel::collective_us(CollectiveOp op, std::span<const int> ranks, int64_t chunk_bytes) const {
@@ -57,17 +63,17 @@ double CommCostModel::collective_us(CollectiveOp op, const GroupSpan& s, int64_t
   const double extra_steps_latency = (n - 2) * hop_latency_us_[link];
   switch (op) {
     case CollectiveOp::kSendRecv:
-      return p.latency_us.value + bytes / p.bytes_per_s.value * 1e6;
+      return line_us(p, bytes);
     case CollectiveOp::kAllGather:
     case CollectiveOp::kReduceScatter:
-      return p.latency_us.value + extra_steps_latency + bytes * (n - 1) / p.bytes_per_s.value * 1e6;
+      return line_us(p, bytes * (n - 1)) + extra_steps_latency;
     case CollectiveOp::kAllReduce:
-      return p.latency_us.value + 2 * extra_steps_latency + 2 * bytes * (n - 1) / n / p.bytes_per_s.value * 1e6;
+      return line_us(p, 2 * bytes * (n - 1) / n) + 2 * extra_steps_latency;
     case CollectiveOp::kAllToAll: {
       const CollectiveParams& intra = *params_[static_cast<int>(op)][0];
       const double g = static_cast<double>(s.max_per_node);
-      double time = g > 1 ? intra.latency_us.value + bytes * (g - 1) / intra.bytes_per_s.value * 1e6 : 0;
-      if (s.nodes > 1) time = std::max(time, p.latency_us.value + bytes * (n - g) / p.bytes_per_s.value * 1e6);
+      double time = g > 1 ? line_us(intra, bytes * (g - 1)) : 0;
+      if (s.nodes > 1) time = std::max(time, line_us(p, bytes * (n - g)));
       return time;
     }
   }

@@ -11,6 +11,8 @@
 //     chunk x (n - g) through its NIC at the same time; the slower of the two decides:
 //       time = max(lat_intra + chunk (g - 1) / bw_intra,  lat_inter + chunk (n - g) / bw_inter)
 //     (peers are posted together, so latency does not grow with n).
+// Every "latency + volume / bandwidth" above is the smaller of the entry's two protocol lines when it has a
+// low-latency line (profile.h): line_us(params, volume).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,10 @@
 #include "model/perf/profile.h"
 
 namespace lcab::perf {
+
+/// The time of moving `volume_bytes` (bus bytes, profile.h) under one collective entry: latency + volume /
+/// bandwidth, or the smaller of that and the low-latency protocol's line when the entry has one.
+double line_us(const CollectiveParams& params, double volume_bytes);
 
 /// Nodes x GPUs per node.
 struct ClusterShape {

@@ -46,7 +46,7 @@ const KernelCostModel& CpPredictor::kernel_model(const std::string& impl, cp::Pa
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     const KernelParams& params = profile_.kernel(impl, cp::to_string(pass), head_dim, dtype);
-    it = kernels_.emplace(key, std::make_unique<KernelCostModel>(params, profile_.sms())).first;
+    it = kernels_.emplace(key, std::make_unique<KernelCostModel>(profile_, params)).first;
   }
   return *it->second;
 }
@@ -74,7 +74,8 @@ CpPredictor::Lockstep CpPredictor::lockstep(const cp::CpMethod& method, const cp
     l.programs.push_back(method.program(config, pass));
     l.models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, config.workload.head_dim, kernel.dtype);
   }
-  l.items = items_->get(l.programs.front(), kernel.impl + "/" + kernel.dtype, l.models[0], l.models[1]);
+  l.items = items_->get(l.programs.front(), kernel.impl + "/" + kernel.dtype, l.models[0], l.models[1],
+                        profile_.executor_pass_rate());
   return l;
 }
 
@@ -196,10 +197,12 @@ Record cp_record(const CpPrediction& prediction, size_t pass_index, const Kernel
   r.device = DeviceInfo{profile.gpu.name, profile.sms(), ""};
   r.extra["profile"] = profile.name;
   r.extra["imbalance"] = sim.imbalance();
+  r.extra["comm_hidden_fraction"] = sim.comm_hidden_fraction();
   r.extra["critical_path"] = {{"ops", sim.critical_path.size()},
                               {"compute_ms", sim.critical_compute_us * 1e-3},
                               {"comm_ms", sim.critical_comm_us * 1e-3}};
   r.extra["sharding"] = std::string(cp::to_string(prediction.config.sharding));
+  r.extra["dkv_home_overlap"] = prediction.config.overlap_dkv_home_hop;
   return r;
 }
 

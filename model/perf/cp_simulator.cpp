@@ -6,7 +6,6 @@
 #include <string>
 
 #include "model/error.h"
-#include "model/perf/intervals.h"
 
 namespace lcab::perf {
 namespace {
@@ -40,7 +39,7 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           const cp::ComputeItem& item = rs.items[op.index];
           const KernelCost& cost = m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(),
                                                          item_shape(item, schedule.config.workload));
-          d[k] = cost.time_us;
+          d[k] = compute_op_us(cost.time_us, item, schedule.pass, schedule.config.workload, m.hbm_bytes_per_s);
           c.attention_flops[r][k] = cost.flops;
           break;
         }
@@ -57,7 +56,7 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           LCAB_CHECK(comm.group >= 0 && comm.group < static_cast<int>(spans.size()),
                      "rank " << r << " op " << k << ": collective names group " << comm.group << " of "
                              << spans.size());
-          d[k] = m.comm->collective_us(collective_of(op.kind), spans[comm.group], comm.chunk_bytes);
+          d[k] = collective_op_us(m, schedule, op.kind, spans[comm.group], comm);
         }
       }
     }
@@ -255,10 +254,10 @@ class Player {
   std::vector<std::vector<Pending>> pending_;  // [group][collective_seq]
 };
 
-std::vector<std::vector<Interval>> comm_unions(const cp::Schedule& s, const std::vector<std::vector<OpTiming>>& t) {
-  std::vector<std::vector<Interval>> out(s.gpus());
+std::vector<std::vector<TimeInterval>> comm_unions(const cp::Schedule& s, const std::vector<std::vector<OpTiming>>& t) {
+  std::vector<std::vector<TimeInterval>> out(s.gpus());
   for (int r = 0; r < s.gpus(); ++r) {
-    std::vector<Interval> v;
+    std::vector<TimeInterval> v;
     for (size_t k = 0; k < t[r].size(); ++k)
       if (cp::is_communication(s.ranks[r].ops[k].kind)) v.push_back({t[r][k].start_us, t[r][k].end_us});
     out[r] = merge(std::move(v));
@@ -326,6 +325,11 @@ int64_t CpSimulation::peak_mem_bytes() const {
   for (const RankSummary& r : ranks) m = std::max(m, r.peak_mem_bytes);
   return m;
 }
+double CpSimulation::comm_hidden_fraction() const {
+  std::vector<CommOverlap> per_rank;
+  for (const RankSummary& r : ranks) per_rank.push_back({r.compute_us, r.comm_us, r.exposed_comm_us});
+  return hidden_fraction(per_rank);
+}
 double CpSimulation::flops() const {
   double total = 0;
   for (const RankSummary& r : ranks) total += r.flops;
@@ -348,7 +352,7 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   std::vector<std::vector<OpTiming>> timing = first.play();
   std::vector<std::vector<PathOp>> last_arrival = first.last_arrivals();
   if (models.overlap_slowdown > 1.0) {
-    const std::vector<std::vector<Interval>> comm = comm_unions(schedule, timing);
+    const std::vector<std::vector<TimeInterval>> comm = comm_unions(schedule, timing);
     std::vector<std::vector<double>> slowed = costs.duration_us;
     for (int r = 0; r < ranks; ++r) {
       for (size_t k = 0; k < slowed[r].size(); ++k) {
@@ -365,13 +369,12 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   CpSimulation sim;
   sim.ranks.resize(ranks);
   sim.steps.resize(ranks);
-  const std::vector<std::vector<Interval>> comm = comm_unions(schedule, timing);
   int64_t buffers = schedule.peak_buffer_bytes();
   int last_op = -1;
   for (int r = 0; r < ranks; ++r) {
     const cp::RankSchedule& rs = schedule.ranks[r];
     RankSummary& sum = sim.ranks[r];
-    std::vector<Interval> compute;
+    std::vector<TimeInterval> compute, transfers;
     int64_t workspace = 0;
     sim.steps[r].resize(std::max(schedule.num_steps, 1));
     for (size_t k = 0; k < rs.ops.size(); ++k) {
@@ -383,6 +386,7 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
         sim.slowest_rank = r;
         last_op = static_cast<int>(k);
       }
+      if (cp::is_communication(op.kind)) transfers.push_back({t.start_us, t.end_us});
       if (!cp::is_communication(op.kind)) {
         compute.push_back({t.start_us, t.end_us});
         if (op.kind == OpKind::kCompute) {
@@ -401,10 +405,10 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
         st.present = true;
       }
     }
-    const std::vector<Interval> busy = merge(std::move(compute));
-    sum.compute_us = length(busy);
-    sum.comm_us = length(comm[r]);
-    sum.exposed_comm_us = minus_length(comm[r], busy);
+    const CommOverlap overlap = comm_overlap(std::move(compute), std::move(transfers));
+    sum.compute_us = overlap.compute;
+    sum.comm_us = overlap.comm;
+    sum.exposed_comm_us = overlap.exposed;
     sum.peak_mem_bytes = buffers + workspace;
   }
   if (options.critical_path && last_op >= 0) {

@@ -4,8 +4,10 @@
 // Rules (the same the executor in cp/ obeys on GPUs):
 //   - ops of one stream run in list order; an op is issued when the previous op of its stream and every op in
 //     its deps have finished;
-//   - compute (attention) ops take the kernel model's time for their item, memory ops (zero, add) their bytes
-//     over HBM bandwidth plus one launch;
+//   - compute (attention) ops take the kernel model's time for their item plus the executor's merge and
+//     accumulation passes around the call (cp_item_passes.h), memory ops (zero, add) their bytes over HBM
+//     bandwidth plus one launch;
+//   - an all-to-all also pays the executor's memory passes around its transfer (a2a_staging.h);
 //   - a send/recv pair transfers once both sides are issued: start = max(issue times), both end together after
 //     the send/recv cost of the link between the two ranks; a collective starts when every member of its group
 //     has issued it and ends on all members together after the collective's cost;
@@ -13,14 +15,16 @@
 //     a compute op of kernel time d overlapping communication for o microseconds takes d + (f - 1) o. The
 //     overlap is taken from the previous iteration of the whole simulation (iteration 1 assumes none; two
 //     iterations are played unless f = 1).
-// Outputs: start and end of every op, every step of every rank, the critical path, compute and exposed
-// communication per rank, imbalance, peak memory per rank.
+// Outputs: start and end of every op, every step of every rank, the critical path, compute, communication and
+// exposed communication per rank as comm_overlap.h defines them (a send/recv or collective's interval already
+// starts when every party has arrived), imbalance, peak memory per rank.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "model/cp/schedule.h"
+#include "model/perf/comm_overlap.h"
 #include "model/perf/cp_op_cost.h"
 #include "model/perf/timeline.h"
 
@@ -36,8 +40,8 @@ struct RankSummary {
   double end_us = 0;           ///< the rank's last op ends
   double compute_us = 0;       ///< busy time of the compute stream (attention and memory ops)
   double attention_us = 0;     ///< of which attention kernels
-  double comm_us = 0;          ///< union of communication intervals
-  double exposed_comm_us = 0;  ///< communication while the compute stream is idle
+  double comm_us = 0;          ///< union of transfers (comm_overlap.h: from every party's arrival to the end)
+  double exposed_comm_us = 0;  ///< of comm_us, the part while the compute stream is idle
   int64_t peak_mem_bytes = 0;  ///< the schedule's buffers plus the largest kernel workspace
   double flops = 0;
 };
@@ -68,6 +72,8 @@ struct CpSimulation {
   /// max / mean compute busy time over ranks (1 = balanced).
   double imbalance() const;
   int64_t peak_mem_bytes() const;  ///< max over ranks
+  /// 1 - exposed / communication, both summed over ranks (comm_overlap.h); 1 without communication.
+  double comm_hidden_fraction() const;
   double flops() const;            ///< over all ranks
 };
 

@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""Writes the built-in profiles data/profiles/h100_sxm.json and h200_sxm.json from datasheet and ANCHORS.md
-figures (lcab.profile/1, see model/perf/profile.h). Kernel parameters are solved from measured TFLOP/s under the
-model's own assumptions (model/perf/kernel_cost.h), so that the model reproduces those figures at 16K; every
-number states where it comes from. lcab-calibrate replaces them with fitted parameters.
+"""Writes the built-in profiles data/profiles/h100_sxm.json and h200_sxm.json (lcab.profile/1, see
+model/perf/profile.h) in two layers:
 
-Usage: model/perf/derive_datasheet_profiles.py [OUT_DIR]   (default: data/profiles next to this repository)
+1. datasheet and ANCHORS.md figures: kernel parameters solved from measured TFLOP/s under the model's own
+   assumptions (model/perf/kernel_cost.h), so that the model reproduces those figures at 16K;
+2. then every fitted group of the committed calibrated profiles (data/profiles/<gpu>.calibrated.json, written by
+   lcab-calibrate from the committed measurements) replaces the entry it fitted: kernel entries on the same GPU,
+   the intra-node collectives, the overlap slowdown and the CP executor's pass bandwidth (fitted on H200; HGX H100 has the same NVLink 4 / NVSwitch
+   fabric and NCCL, so the H100 profile takes them too, saying so). Pass --datasheet-only to skip this layer.
+
+The first layer alone is also written as <gpu>.datasheet.json: lcab-calibrate starts from it (--base), so that a
+calibration does not depend on earlier fits that the built-in profiles carry.
+
+Every number states where it comes from.
+
+Usage: model/perf/derive_datasheet_profiles.py [--datasheet-only] [OUT_DIR]   (default: data/profiles)
 """
 import json
 import math
@@ -24,13 +34,23 @@ def sourced(value, source):
 
 # impl: (tile fwd, tile bwd, scheduler, {gpu: (full fwd, full bwd, causal fwd, causal bwd)}, source text)
 H100_SDPA_FLASH = (365, 315, 315, 316)
-LCAB_FLASH_H100 = (309, 204, 308, 200)
+LCAB_FLASH_MMA_SYNC_H100 = (309, 204, 308, 200)
+LCAB_FLASH_H100 = (588.0, 492.7, 625.2, 448.4)
+SWEEP = "data/measurements/h100/lcab-measure-kernel-sweep-2026-11-22.jsonl"
+BWD_SWEEP = "data/measurements/h100/lcab-measure-kernel-bwd-sweep-2026-11-22.jsonl"
 IMPLS = {
-    "lcab_flash": ((128, 64), (64, 128), "persistent_longest_first",
+    "lcab_flash": ((128, 128), (64, 128), "persistent_longest_first",
                    {"h100": LCAB_FLASH_H100, "h200": LCAB_FLASH_H100},
-                   "README 'Attention kernels' measured here: lcab_flash on H100, hd128, 16K, 64/8 heads: full "
-                   "309/204, causal 308/200 TFLOP/s fwd/bwd (data/measurements/h100/kernel-bench-2026-11-22.jsonl); "
-                   "tiles from kernels/flash_tiles.h (fwd 128x64, bwd 64x128); rows costliest first"),
+                   "README 'Attention kernels' measured here: lcab_flash (Hopper path) on H100, hd128, 16K, 64/8 "
+                   "heads: full 588.0/492.7, causal 625.2/448.4 TFLOP/s fwd/bwd (" + SWEEP + " fwd, " + BWD_SWEEP +
+                   " bwd); tiles from kernels/flash_tiles.h for sm_90 (fwd 128x128, bwd 64x128); items costliest "
+                   "first"),
+    "lcab_flash_sm80": ((128, 64), (64, 128), "persistent_longest_first",
+                        {"h100": LCAB_FLASH_MMA_SYNC_H100, "h200": LCAB_FLASH_MMA_SYNC_H100},
+                        "README 'Attention kernels' measured here: lcab_flash's mma.sync kernels on H100 (then the only "
+                        "path), hd128, 16K, 64/8 heads: full 309/204, causal 308/200 TFLOP/s fwd/bwd (data/"
+                        "measurements/h100/kernel-bench-2026-11-22.jsonl); tiles from kernels/flash_tiles.h (fwd "
+                        "128x64, bwd 64x128); rows costliest first"),
     "torch_sdpa_flash": ((128, 64), (64, 128), "grid_waves",
                          {"h100": H100_SDPA_FLASH, "h200": H100_SDPA_FLASH},
                          ANCHORS + " measured here: SDPA FlashAttention-2, H100, hd128, 16K: full 365/315, "
@@ -39,15 +59,35 @@ IMPLS = {
                          {"h100": (599, 552, 602, 536), "h200": (599, 552, 602, 536)},
                          ANCHORS + " measured here: SDPA cuDNN, H100, hd128, 16K: full 599/552, causal 602/536 "
                          "TFLOP/s fwd/bwd"),
+    "torch_sdpa_efficient": ((32, 128), (64, 64), "grid_waves",
+                             {"h100": (184, 139, 178.6, 134.0), "h200": (184, 139, 178.6, 134.0)},
+                             ANCHORS + " measured here: SDPA memory-efficient, H100, hd128, 16K: full 184/139 "
+                             "TFLOP/s fwd/bwd; causal 178.6/134.0 from data/measurements/h100/"
+                             "torch-peers-efficient-flex-2026-11-22.jsonl (K/V repeated to 64 heads); tiles: "
+                             "assumption from the xformers/cutlass kernels (forward 32 x 128 above head dim 64, "
+                             "backward 64 x 64)"),
     "torch_flex": ((128, 128), (128, 128), "grid_waves",
                    {"h100": (493, 432, 421, 391), "h200": (493, 432, 421, 391)},
                    ANCHORS + " measured here: FlexAttention, H100, hd128, 16K: full 493/432, causal 421/391 TFLOP/s "
                    "fwd/bwd"),
     "cudnn": ((128, 128), (128, 128), "grid_waves",
-              {"h100": (595, 516, 539, 516 * 536 / 552), "h200": (702, 612, 673, 579)},
-              ANCHORS + " published: cuDNN 9 on H100 (FlashAttention-3 paper) hd128 16K: full 595/516, causal 539 "
-              "fwd (causal bwd = 516 x SDPA-cuDNN causal/full bwd ratio 536/552); on H200 cuDNN 9.19 GQA 64/8: "
-              "full 702/612, causal 673/579"),
+              {"h100": (622.1, 552.4, 676.6, 531.8), "h200": (702, 612, 673, 579)},
+              "H100: lcab's cudnn implementation (cuDNN 9.14.0 loaded) measured here, hd128, 16K, 64/8 heads: full "
+              "622.1/552.4, causal 676.6/531.8 TFLOP/s fwd/bwd (" + SWEEP + "); H200: " + ANCHORS + " published, "
+              "cuDNN 9.19 GQA 64/8: full 702/612, causal 673/579"),
+}
+
+
+# Backward passes over q outside the tile loop, bytes per q element (row x head x head dim) at a 2-byte dtype:
+# dO.O (reads dO and O: 2 + 2), the fp32 dQ accumulator zeroed (4), then read (4) and written as dtype (2).
+BWD_Q_PASS_BYTES = {
+    "lcab_flash_sm80": (14, "the same passes as lcab_flash's (shared launches)"),
+    "lcab_flash": (14, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B), the fp32 dQ accumulator is "
+                       "zeroed (4 B) and convert_dq_kernel reads it (4 B) and writes dQ (2 B) per q element; the "
+                       "measured kernels of data/measurements/h200x2/cp-p2-current-2026-11-22.jsonl (delta + "
+                       "convert 0.19 ms at 16K x 32 heads x hd128) match 14 B per element at 4.8 TB/s"),
+    "torch_sdpa_flash": (14, "FlashAttention-2 backward (flash_bwd_launch_template.h): dot(dO, O) preprocessing "
+                             "(2 + 2 B), fp32 dQ accumulator zeroed (4 B) and converted (4 + 2 B) per q element"),
 }
 
 
@@ -93,6 +133,25 @@ def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
     return c_full * scale, PARTIAL_OVER_FULL * c_full * scale, row * scale, clamped
 
 
+# What one CTA computes (model/perf/profile.h KernelWorkItem), from the kernels' grids.
+WORK_ITEMS = {
+    ("lcab_flash", "bwd"): ("k_column_per_kv_head", "kernels/hopper/flash_backward_sm90.cu: grid of k tiles x kv "
+                                                    "heads x batch; each CTA loops over the q heads of its GQA group"),
+    ("lcab_flash_sm80", "bwd"): ("k_column_per_kv_head", "kernels/flash_backward.cu: grid of k tiles x batch x kv "
+                                                         "heads; each CTA loops over the q heads of its GQA group"),
+    ("torch_sdpa_flash", "bwd"): ("k_column_per_head", "FlashAttention-2 backward: grid (k blocks, batch, heads)"),
+    ("torch_sdpa_efficient", "bwd"): ("k_column_per_head", "memory-efficient (cutlass) backward: a CTA per key "
+                                                           "block and head, looping over query blocks"),
+}
+
+
+def q_pass_bytes(impl, pass_name, dtype):
+    if pass_name == "bwd" and impl in BWD_Q_PASS_BYTES:
+        value, source = BWD_Q_PASS_BYTES[impl]
+        return sourced(value, source)
+    return sourced(0, "no passes over q outside the tile loop known for this kernel and pass")
+
+
 def kernel_entries(gpu):
     entries = []
     for impl, (tile_fwd, tile_bwd, scheduler, figures, source) in IMPLS.items():
@@ -113,6 +172,7 @@ def kernel_entries(gpu):
                     entries.append({
                         "impl": impl, "pass": pass_name, "head_dim": head_dim, "dtype": dtype,
                         "tile_q": tile[0], "tile_k": tile[1], "scheduler": scheduler,
+                        "work_item": WORK_ITEMS.get((impl, pass_name), ("q_row_per_head", ""))[0],
                         "ctas_per_sm": sourced(1, "assumption: one CTA per SM at these tile sizes (shared-memory "
                                                   "bound); costs are per slot"),
                         "full_tile_us": sourced(round(c_full, 6), derivation),
@@ -120,6 +180,7 @@ def kernel_entries(gpu):
                                                    "full_tile_us (in-tile masking of boundary tiles)"),
                         "row_us": sourced(round(c_row, 6), derivation),
                         "launch_us": sourced(LAUNCH_US, "assumption: launch and tail of one kernel call"),
+                        "q_pass_bytes_per_element": q_pass_bytes(impl, pass_name, dtype),
                         "fit": {},
                     })
     return entries
@@ -223,13 +284,84 @@ def profile(gpu):
     }
 
 
+CALIBRATED = {"h100": "h100_sxm.calibrated.json", "h200": "h200_sxm.calibrated.json"}
+COMM_FROM = "h200"  # the calibrated profile whose collectives and overlap slowdown both built-ins take
+
+
+def load_calibrated(profiles_dir, gpu):
+    path = os.path.join(profiles_dir, CALIBRATED[gpu])
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def with_origin(entry, keys, origin):
+    """The entry with the source of each fitted number prefixed by where the fit is committed."""
+    out = dict(entry)
+    for key in keys:
+        if key in out and isinstance(out[key], dict) and "source" in out[key]:
+            out[key] = {"value": out[key]["value"], "source": origin + ": " + out[key]["source"]}
+    return out
+
+
+KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us")
+COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s")
+
+
+def merge_fits(base, gpu, profiles_dir):
+    """Replaces the entries of `base` that the committed calibrations fitted; returns the names of those used."""
+    used = []
+    own = load_calibrated(profiles_dir, gpu)
+    if own is not None:
+        origin = "data/profiles/" + CALIBRATED[gpu]
+        fitted = {(k["impl"], k["pass"], k["head_dim"], k["dtype"]): k for k in own["kernels"] if k.get("fit")}
+        for i, k in enumerate(base["kernels"]):
+            key = (k["impl"], k["pass"], k["head_dim"], k["dtype"])
+            if key in fitted:
+                base["kernels"][i] = with_origin(fitted[key], KERNEL_FITTED, origin)
+        if fitted:
+            used.append(origin)
+    comm = load_calibrated(profiles_dir, COMM_FROM)
+    if comm is not None:
+        origin = "data/profiles/" + CALIBRATED[COMM_FROM] + (" (H200 measurements)" if gpu != COMM_FROM else "")
+        fitted = {(c["op"], c["link"]): c for c in comm["collectives"] if c.get("fit")}
+        for i, c in enumerate(base["collectives"]):
+            if (c["op"], c["link"]) in fitted:
+                base["collectives"][i] = with_origin(fitted[(c["op"], c["link"])], COMM_FITTED, origin)
+        for key in ("overlap_slowdown", "executor_pass_bytes_per_s"):
+            fitted_value = comm.get(key)
+            if fitted_value and fitted_value["source"].startswith("lcab-calibrate"):
+                base[key] = {"value": fitted_value["value"], "source": origin + ": " + fitted_value["source"]}
+        if fitted and origin not in used:
+            used.append(origin)
+    if used:
+        base["provenance"]["description"] += (" Fitted entries (kernels of this GPU, intra-node collectives, overlap "
+                                               "slowdown, CP executor pass bandwidth) taken from " + ", ".join(used) + " by the same script.")
+        base["provenance"]["inputs"] = base["provenance"]["inputs"] + used
+    return used
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "data", "profiles")
+    args = [a for a in sys.argv[1:] if a != "--datasheet-only"]
+    datasheet_only = len(args) != len(sys.argv) - 1
+    profiles_dir = os.path.join(here, "..", "..", "data", "profiles")
+    out_dir = args[0] if args else profiles_dir
     for gpu, name in (("h100", "h100_sxm"), ("h200", "h200_sxm")):
-        with open(os.path.join(out_dir, name + ".json"), "w") as f:
-            json.dump(profile(gpu), f, indent=2)
-            f.write("\n")
+        # The datasheet layer alone: the starting point (--base) of every calibration, so that fits do not depend
+        # on earlier fits.
+        write(os.path.join(out_dir, name + ".datasheet.json"), profile(gpu))
+        result = profile(gpu)
+        if not datasheet_only:
+            merge_fits(result, gpu, profiles_dir)
+        write(os.path.join(out_dir, name + ".json"), result)
+
+
+def write(path, content):
+    with open(path, "w") as f:
+        json.dump(content, f, indent=2)
+        f.write("\n")
 
 
 if __name__ == "__main__":

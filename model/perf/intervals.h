@@ -10,8 +10,8 @@
 namespace lcab::perf {
 
 struct Interval {
-  double begin;
-  double end;
+  double begin = 0;
+  double end = 0;
 };
 
 /// Sorted, disjoint union of intervals (empty ones dropped, touching ones joined).

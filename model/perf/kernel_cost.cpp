@@ -34,19 +34,70 @@ uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t
 }
 
 namespace {
+
+bool is_column_item(KernelWorkItem item) { return item != KernelWorkItem::kQRowPerHead; }
+
+void push_cost(std::vector<CostRun>& runs, double cost_us) {
+  if (!runs.empty() && runs.back().cost_us == cost_us) ++runs.back().count;
+  else runs.push_back({cost_us, 1});
+}
+
+/// Costs of one head's outer tiles (q-tile rows, or k-tile columns: the transpose of the same tiling) in launch
+/// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles.
+void append_outer_costs(const KernelParams& p, const MaskTiling& tiling, int64_t seqlen_k, bool grid,
+                        double heads_in_item, std::vector<CostRun>& out) {
+  const double full_us = p.full_tile_us.value;
+  const double partial_us = p.partial_tile_us.value;
+  const double outer_us = p.row_us.value;
+  const auto item_cost = [&](int64_t tiles, int64_t partial) {
+    return (static_cast<double>(tiles - partial) * full_us + static_cast<double>(partial) * partial_us + outer_us) *
+           heads_in_item;
+  };
+  if (!is_column_item(p.work_item)) {
+    for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+      const int64_t tiles = tiling.row_tiles(r);
+      if (tiles == 0 && !grid) continue;
+      push_cost(out, item_cost(tiles, tiling.row_partial_tiles(r)));
+    }
+    return;
+  }
+  // Per k-tile column: tiles and partial tiles, from the rows' runs by difference arrays (O(runs + columns)).
+  const int64_t columns = (seqlen_k + p.tile.k - 1) / p.tile.k;
+  std::vector<int64_t> touched(static_cast<size_t>(columns + 1), 0), partial(static_cast<size_t>(columns + 1), 0);
+  for (const TileRun& run : tiling.runs()) {
+    std::vector<int64_t>& counter = run.partial ? partial : touched;
+    ++counter[static_cast<size_t>(run.k_tile_begin)];
+    --counter[static_cast<size_t>(run.k_tile_end)];
+  }
+  int64_t t = 0, q = 0;
+  for (int64_t c = 0; c < columns; ++c) {
+    t += touched[static_cast<size_t>(c)];
+    q += partial[static_cast<size_t>(c)];
+    if (t + q == 0 && !grid) continue;
+    push_cost(out, item_cost(t + q, q));
+  }
+}
+
 bool same_shape(const AttentionShape& a, const AttentionShape& b) {
   return a.batch == b.batch && a.heads == b.heads && a.kv_heads == b.kv_heads && a.head_dim == b.head_dim &&
          a.dtype_bytes == b.dtype_bytes;
 }
 }  // namespace
 
-KernelCostModel::KernelCostModel(KernelParams params, int sms)
+KernelCostModel::KernelCostModel(KernelParams params, int sms, double hbm_bytes_per_s)
     : params_(std::move(params)),
       pass_(params_.pass == "bwd" ? KernelPass::kBackward : KernelPass::kForward),
       slots_(static_cast<int64_t>(std::llround(sms * params_.ctas_per_sm.value))) {
   LCAB_CHECK(sms > 0, "the GPU must have at least one SM, got " << sms);
   LCAB_CHECK(slots_ > 0, "kernel " << params_.impl << ": sms x ctas_per_sm must be at least 1");
+  const double pass_bytes = params_.q_pass_bytes_per_element.value;
+  LCAB_CHECK(pass_bytes == 0 || hbm_bytes_per_s > 0,
+             "kernel " << params_.impl << " " << params_.pass << ": q_pass_bytes_per_element needs the HBM bandwidth");
+  if (pass_bytes > 0) q_pass_us_per_element_ = pass_bytes / hbm_bytes_per_s * 1e6;
 }
+
+KernelCostModel::KernelCostModel(const HardwareProfile& profile, KernelParams params)
+    : KernelCostModel(std::move(params), profile.sms(), profile.gpu.hbm_bytes_per_s.value) {}
 
 KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                                  const AttentionShape& shape) const {
@@ -59,15 +110,21 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
              "heads (" << shape.heads << ") must be a positive multiple of kv_heads (" << shape.kv_heads
                        << ") and batch positive");
   const int64_t heads_per_mask = shape.heads / masks;
-  const double full_us = params_.full_tile_us.value;
-  const double partial_us = params_.partial_tile_us.value;
-  const double row_us = params_.row_us.value;
   const bool grid = params_.scheduler == KernelScheduler::kGridWaves;
+  // Items per head mask: per q head, or per kv head with the GQA group's q heads in one item.
+  const bool per_kv_head = params_.work_item == KernelWorkItem::kKColumnPerKvHead;
+  const int64_t group = shape.heads / shape.kv_heads;
+  const int64_t items_per_outer = per_kv_head ? heads_per_mask / group : heads_per_mask;
+  const double heads_in_item = per_kv_head ? static_cast<double>(group) : 1.0;
 
+  const auto outer_tiles = [&](int64_t sq, int64_t sk) {
+    return is_column_item(params_.work_item) ? (sk + params_.tile.k - 1) / params_.tile.k
+                                             : (sq + params_.tile.q - 1) / params_.tile.q;
+  };
   KernelCost result;
-  std::vector<CostRun> runs;          // one head's launch order per mask (grid) or all rows (persistent)
+  std::vector<CostRun> runs;          // persistent: all items
   std::vector<CostRun> ordered;       // grid: the whole launch order
-  std::vector<CostRun> per_mask_runs;
+  std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
   for (int64_t m = 0; m < masks; ++m) {
     const std::vector<Slice>& list = slices[static_cast<size_t>(m)];
     double area = 0;
@@ -75,28 +132,21 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
     if (list.empty()) {
-      if (grid) per_mask_runs.push_back({row_us, (seqlen_q + params_.tile.q - 1) / params_.tile.q});
+      if (grid) per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
     } else {
       const MaskTiling tiling(list, seqlen_q, seqlen_k, params_.tile);
       const TileCounts& counts = tiling.counts();
       result.full_tiles += counts.full * heads_per_mask * shape.batch;
       result.partial_tiles += counts.partial * heads_per_mask * shape.batch;
-      for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
-        const int64_t tiles = tiling.row_tiles(r);
-        if (tiles == 0 && !grid) continue;
-        const int64_t partial = tiling.row_partial_tiles(r);
-        const double c = static_cast<double>(tiles - partial) * full_us + static_cast<double>(partial) * partial_us +
-                         row_us;
-        if (!per_mask_runs.empty() && per_mask_runs.back().cost_us == c) ++per_mask_runs.back().count;
-        else per_mask_runs.push_back({c, 1});
-      }
+      append_outer_costs(params_, tiling, seqlen_k, grid, heads_in_item, per_mask_runs);
     }
     if (grid) {
-      // Launch order: row fastest, then head; the heads of this mask are consecutive.
-      for (int64_t h = 0; h < heads_per_mask; ++h) ordered.insert(ordered.end(), per_mask_runs.begin(), per_mask_runs.end());
+      // Launch order: outer tile fastest, then head; the heads of this mask are consecutive.
+      for (int64_t h = 0; h < items_per_outer; ++h)
+        ordered.insert(ordered.end(), per_mask_runs.begin(), per_mask_runs.end());
     } else {
       for (CostRun r : per_mask_runs) {
-        r.count *= heads_per_mask * shape.batch;
+        r.count *= items_per_outer * shape.batch;
         runs.push_back(r);
       }
     }
@@ -113,7 +163,8 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
   }
   result.work_items = result.slots.items;
   result.launch_us = params_.launch_us.value;
-  result.time_us = result.launch_us + result.slots.makespan_us;
+  result.q_pass_us = q_pass_us_per_element_ * static_cast<double>(seqlen_q * shape.heads * shape.head_dim * shape.batch);
+  result.time_us = result.launch_us + result.slots.makespan_us + result.q_pass_us;
   return result;
 }
 

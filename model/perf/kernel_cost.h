@@ -1,15 +1,20 @@
 // Kernel cost model (DESIGN.md section 6): the time of one attention call from the mask's tiling.
 //
 // For the implementation's tile shape Bq x Bk the mask is cut into q-tile rows (model/mask_tiling.h). One work
-// item is one q-tile row of one q head of one batch element; it costs
-//     cost(row) = full(row) * full_tile_us + partial(row) * partial_tile_us + row_us
+// item is what one CTA of the kernel computes (KernelParams::work_item): one q-tile row of one q head (forward
+// kernels), one k-tile column of one q head (FlashAttention backward), or one k-tile column of one kv head with
+// the GQA group's g = Hq / Hk q heads in series (lcab_flash backward); per batch element. It costs
+//     cost(item) = (full(item) * full_tile_us + partial(item) * partial_tile_us + row_us) * (g or 1)
 // on one execution slot (slots = SMs x CTAs per SM). Items are handed to slots as the kernel schedules them
 // (KernelScheduler: a persistent longest-first work list, or a grid launch in waves), so wave quantization and
 // imbalance emerge from the slot loads; the call takes
-//     time = launch_us + max over slots of the slot's summed item costs.
-// A grid launch runs every q-tile row (an empty row still writes zeros: row_us); a persistent kernel's work
-// list holds only rows with tiles. A call with no tile at all is never launched and costs 0.
-// The backward pass is modelled on the same q-tile rows (its per-tile costs are the backward parameters).
+//     time = launch_us + max over slots of the slot's summed item costs + q passes,
+//     q passes = q_pass_bytes_per_element * q rows * q heads * head dim * batch / HBM bytes per second
+// (the call's memory-bound passes outside the tile loop: the backward's dO.O and dQ accumulator handling).
+// A grid launch runs every outer tile (an empty one still writes zeros: row_us); a persistent kernel's work
+// list holds only items with tiles. A long document's k column under GQA is one long serial item: with packed
+// documents at few kv heads the busiest slot, not the total work, sets the backward's time. A call with no tile at all is never launched and costs 0.
+// The backward pass has its own parameters (per-tile costs, work item).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +33,7 @@ namespace lcab::perf {
 struct KernelCost {
   double time_us = 0;       ///< launch + busiest slot; 0 when there is no work
   double launch_us = 0;
+  double q_pass_us = 0;     ///< memory-bound passes over q outside the tile loop (included in time_us)
   SlotSchedule slots;       ///< slot loads (makespan, busy time, imbalance)
   int64_t work_items = 0;   ///< q-tile rows x heads x batch handed to slots
   int64_t full_tiles = 0;   ///< over all heads and batch
@@ -46,8 +52,11 @@ uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t
 
 class KernelCostModel {
  public:
-  /// params: one implementation, pass, head dim and dtype (HardwareProfile::kernel); sms: the GPU's SMs.
-  KernelCostModel(KernelParams params, int sms);
+  /// params: one implementation, pass, head dim and dtype (HardwareProfile::kernel); sms: the GPU's SMs;
+  /// hbm_bytes_per_s: the GPU's memory bandwidth, needed when params.q_pass_bytes_per_element > 0.
+  KernelCostModel(KernelParams params, int sms, double hbm_bytes_per_s = 0);
+  /// The same with the SMs and HBM bandwidth of `profile`.
+  KernelCostModel(const HardwareProfile& profile, KernelParams params);
 
   const KernelParams& params() const { return params_; }
   KernelPass pass() const { return pass_; }
@@ -77,6 +86,7 @@ class KernelCostModel {
   KernelParams params_;
   KernelPass pass_;
   int64_t slots_;
+  double q_pass_us_per_element_ = 0;
   mutable std::unordered_map<uint64_t, std::vector<CacheEntry>> cache_;
   mutable size_t cache_size_ = 0;
   mutable KernelCost uncached_;

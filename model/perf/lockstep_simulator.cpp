@@ -96,6 +96,18 @@ struct Gathering {
   std::vector<int32_t> members;
 };
 
+// What collective_op_us reads of a collective the program emits.
+cp::CommOp collective_op(int group, const cp::BufferRegion& src, const cp::BufferRegion& dst, int64_t chunk_bytes,
+                         cp::A2ALayout layout) {
+  cp::CommOp comm;
+  comm.group = group;
+  comm.src = src;
+  comm.dst = dst;
+  comm.layout = layout;
+  comm.chunk_bytes = chunk_bytes;
+  return comm;
+}
+
 // What the ops of a ulysses/ring program cost, as simulate() charges them: items from the table, memory ops by
 // their bytes, transfers by their link, collectives by their group's span.
 class RingOpCosts {
@@ -105,19 +117,22 @@ class RingOpCosts {
     for (const cp::Group& g : schedule_.groups) spans_.push_back(models_.comm->span(g.ranks));
     for (const cp::Buffer& b : schedule_.buffers) row_bytes_.push_back(b.row_bytes());
   }
-  // The item of a member of `group` at `position` on the KV block of `source`, or null when fully masked.
-  const RingItemCosts::Cost* item(int group, int64_t position, int64_t source, std::optional<TokenRange>& rows) const {
-    rows = items_.key_rows(group, position, source);
-    return rows ? &items_.cost(pass_, group, position, source) : nullptr;
+  // The item (part) of a member of `group` at `position` on the KV block of `source`, or null when it has no cell.
+  const RingItemCosts::Cost* item(int group, int64_t position, int64_t source, cp::RingItemPart part,
+                                  std::optional<TokenRange>& rows) const {
+    rows = items_.key_rows(group, position, source, part);
+    return rows ? &items_.cost(pass_, group, position, source, part) : nullptr;
   }
   double memory_us(OpKind kind, const cp::BufferRegion& dst) const {
     return memory_op_us(models_, kind, schedule_.config.workload.batch * dst.rows * row_bytes_[dst.buffer]);
   }
   double transfer_us(int rank, int peer, int64_t bytes) const { return models_.comm->send_recv_us(rank, peer, bytes); }
-  double collective_us(OpKind kind, int group, int64_t chunk_bytes) const {
+  // A collective as simulate() charges it; comm holds what the cost reads (group, buffers, layout, chunk bytes).
+  double collective_us(OpKind kind, const cp::CommOp& comm) const {
+    const int group = comm.group;
     LCAB_CHECK(group >= 0 && group < static_cast<int>(spans_.size()),
                "collective names group " << group << " of " << spans_.size());
-    return models_.comm->collective_us(collective_of(kind), spans_[group], chunk_bytes);
+    return collective_op_us(models_, schedule_, kind, spans_[group], comm);
   }
 
  private:
@@ -135,9 +150,9 @@ class StreamTotals final : public cp::RingOpSink {
  public:
   StreamTotals(const RingOpCosts& costs, int group, int64_t position, int rank)
       : costs_(costs), group_(group), position_(position), rank_(rank) {}
-  std::optional<TokenRange> item_key_rows(int64_t source) override {
+  std::optional<TokenRange> item_key_rows(int64_t source, cp::RingItemPart part) override {
     std::optional<TokenRange> rows;
-    item_ = costs_.item(group_, position_, source, rows);
+    item_ = costs_.item(group_, position_, source, part, rows);
     return rows;
   }
   void compute(const cp::RingComputeOp&, int, std::initializer_list<int>, std::initializer_list<int>) override {
@@ -153,9 +168,10 @@ class StreamTotals final : public cp::RingOpSink {
   void recv(int peer, const cp::BufferRegion&, int64_t bytes, Stream stream, int, const char*) override {
     stream_us[static_cast<int>(stream)] += costs_.transfer_us(rank_, peer, bytes);
   }
-  void collective(OpKind kind, int group, const cp::BufferRegion&, const cp::BufferRegion&, int64_t chunk_bytes, int,
-                  const char*, cp::A2ALayout) override {
-    stream_us[static_cast<int>(Stream::kCollective)] += costs_.collective_us(kind, group, chunk_bytes);
+  void collective(OpKind kind, int group, const cp::BufferRegion& src, const cp::BufferRegion& dst,
+                  int64_t chunk_bytes, int, const char*, cp::A2ALayout layout) override {
+    stream_us[static_cast<int>(Stream::kCollective)] +=
+        costs_.collective_us(kind, collective_op(group, src, dst, chunk_bytes, layout));
   }
   double attention_us = 0, memory_us = 0;           // the compute stream
   std::array<double, cp::kNumStreams> stream_us{};  // the communication streams
@@ -233,9 +249,9 @@ class LockstepPlay final : public cp::RingOpSink {
   }
 
   // ---- RingOpSink: ops of played rank current_ arrive here ----
-  std::optional<TokenRange> item_key_rows(int64_t source) override {
+  std::optional<TokenRange> item_key_rows(int64_t source, cp::RingItemPart part) override {
     std::optional<TokenRange> rows;
-    item_ = costs_.item(group_[current_], position_[current_], source, rows);
+    item_ = costs_.item(group_[current_], position_[current_], source, part, rows);
     return rows;
   }
   void compute(const cp::RingComputeOp&, int, std::initializer_list<int> reads,
@@ -260,9 +276,9 @@ class LockstepPlay final : public cp::RingOpSink {
     transfer(OpKind::kRecv, peer, bytes, stream, 0, buffer_bit(dst.buffer));
   }
   void collective(OpKind kind, int group, const cp::BufferRegion& src, const cp::BufferRegion& dst,
-                  int64_t chunk_bytes, int, const char*, cp::A2ALayout) override {
+                  int64_t chunk_bytes, int, const char*, cp::A2ALayout layout) override {
     StepOp& op = push(kind, Stream::kCollective, buffer_bit(src.buffer), buffer_bit(dst.buffer));
-    op.duration_us = costs_.collective_us(kind, group, chunk_bytes);
+    op.duration_us = costs_.collective_us(kind, collective_op(group, src, dst, chunk_bytes, layout));
     op.peer = group;
     op.partner = next_collective_seq(states_[current_], group);
   }
@@ -540,6 +556,16 @@ std::vector<int64_t> node_pattern(const cp::Group& group, const CommCostModel& c
   return labels;
 }
 
+// The parts of the item of (g, position) against the block of `source` that the program's pass computes: the own
+// block's head and tail when it is cut, else the whole item.
+std::vector<cp::RingItemPart> parts_played(const cp::UlyssesRingProgram& program, const RingItemCosts& items, int g,
+                                           int64_t position, int64_t source) {
+  const bool cut = program.skeleton().pass == cp::Pass::kBackward && program.cuts_own_block() &&
+                   source == position && items.key_rows(g, position, source, cp::RingItemPart::kOwnTail);
+  if (cut) return {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail};
+  return {cp::RingItemPart::kWhole};
+}
+
 }  // namespace
 
 bool ulysses_members_equivalent(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
@@ -570,10 +596,12 @@ PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCo
     for (int64_t position = 0; position < items.positions(); ++position) {
       double attention_us = 0;
       for (int64_t source = 0; source < items.positions(); ++source) {
-        if (!items.key_rows(g, position, source)) continue;
-        const RingItemCosts::Cost& c = items.cost(pass, g, position, source);
-        attention_us += c.time_us;
-        workspace = std::max(workspace, c.workspace_bytes);
+        for (cp::RingItemPart part : parts_played(program, items, g, position, source)) {
+          if (!items.key_rows(g, position, source, part)) continue;
+          const RingItemCosts::Cost& c = items.cost(pass, g, position, source, part);
+          attention_us += c.time_us;
+          workspace = std::max(workspace, c.workspace_bytes);
+        }
       }
       b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * attention_us);
     }

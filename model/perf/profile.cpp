@@ -38,6 +38,10 @@ std::string_view enum_name(Enum value, const std::pair<Enum, const char*> (&tabl
 constexpr std::pair<KernelScheduler, const char*> kSchedulerNames[] = {
     {KernelScheduler::kPersistentLongestFirst, "persistent_longest_first"},
     {KernelScheduler::kGridWaves, "grid_waves"}};
+constexpr std::pair<KernelWorkItem, const char*> kWorkItemNames[] = {
+    {KernelWorkItem::kQRowPerHead, "q_row_per_head"},
+    {KernelWorkItem::kKColumnPerHead, "k_column_per_head"},
+    {KernelWorkItem::kKColumnPerKvHead, "k_column_per_kv_head"}};
 constexpr std::pair<CollectiveOp, const char*> kOpNames[] = {
     {CollectiveOp::kSendRecv, "send_recv"},       {CollectiveOp::kAllToAll, "all_to_all"},
     {CollectiveOp::kAllGather, "all_gather"},     {CollectiveOp::kReduceScatter, "reduce_scatter"},
@@ -124,6 +128,10 @@ std::string_view to_string(KernelScheduler scheduler) { return enum_name(schedul
 KernelScheduler parse_kernel_scheduler(std::string_view name) {
   return parse_enum(name, kSchedulerNames, "kernel scheduler");
 }
+std::string_view to_string(KernelWorkItem item) { return enum_name(item, kWorkItemNames); }
+KernelWorkItem parse_kernel_work_item(std::string_view name) {
+  return parse_enum(name, kWorkItemNames, "kernel work item");
+}
 std::string_view to_string(CollectiveOp op) { return enum_name(op, kOpNames); }
 CollectiveOp parse_collective_op(std::string_view name) { return parse_enum(name, kOpNames, "collective op"); }
 std::string_view to_string(LinkClass link) { return enum_name(link, kLinkNames); }
@@ -181,6 +189,7 @@ void validate_profile(const HardwareProfile& p) {
   LCAB_CHECK(std::isfinite(p.overlap_slowdown.value) && p.overlap_slowdown.value >= 1,
              "profile: overlap_slowdown must be >= 1 (compute is never faster while communication runs), got "
                  << p.overlap_slowdown.value);
+  check_non_negative(p.executor_pass_bytes_per_s, "executor_pass_bytes_per_s");
   LCAB_CHECK(!p.kernels.empty(), "profile: 'kernels' must list at least one implementation");
   std::set<std::string> seen;
   for (const KernelParams& k : p.kernels) {
@@ -195,6 +204,7 @@ void validate_profile(const HardwareProfile& p) {
     check_non_negative(k.partial_tile_us, label + " partial_tile_us");
     check_non_negative(k.row_us, label + " row_us");
     check_non_negative(k.launch_us, label + " launch_us");
+    check_non_negative(k.q_pass_bytes_per_element, label + " q_pass_bytes_per_element");
   }
   for (CollectiveOp op : kAllCollectiveOps) {
     for (LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
@@ -205,6 +215,8 @@ void validate_profile(const HardwareProfile& p) {
         const std::string label = "collective " + std::string(to_string(op)) + "/" + std::string(to_string(link));
         check_non_negative(c.latency_us, label + " latency_us");
         check_positive(c.bytes_per_s, label + " bytes_per_s");
+        check_non_negative(c.ll_latency_us, label + " ll_latency_us");
+        check_non_negative(c.ll_bytes_per_s, label + " ll_bytes_per_s");
       }
       LCAB_CHECK(found == 1, "profile: needs exactly one entry for collective " << to_string(op) << " over "
                                                                                 << to_string(link) << ", found "
@@ -232,6 +244,7 @@ json to_json(const HardwareProfile& p) {
   j["network"] = {{"bytes_per_s", write_sourced(p.network.bytes_per_s)},
                   {"latency_us", write_sourced(p.network.latency_us)}};
   j["overlap_slowdown"] = write_sourced(p.overlap_slowdown);
+  if (p.executor_pass_bytes_per_s.value > 0) j["executor_pass_bytes_per_s"] = write_sourced(p.executor_pass_bytes_per_s);
   json kernels = json::array();
   for (const KernelParams& k : p.kernels) {
     kernels.push_back({{"impl", k.impl},
@@ -241,12 +254,15 @@ json to_json(const HardwareProfile& p) {
                        {"tile_q", k.tile.q},
                        {"tile_k", k.tile.k},
                        {"scheduler", to_string(k.scheduler)},
+                       {"work_item", to_string(k.work_item)},
                        {"ctas_per_sm", write_sourced(k.ctas_per_sm)},
                        {"full_tile_us", write_sourced(k.full_tile_us)},
                        {"partial_tile_us", write_sourced(k.partial_tile_us)},
                        {"row_us", write_sourced(k.row_us)},
                        {"launch_us", write_sourced(k.launch_us)},
                        {"fit", object_or_empty(k.fit)}});
+    if (k.q_pass_bytes_per_element.value > 0)
+      kernels.back()["q_pass_bytes_per_element"] = write_sourced(k.q_pass_bytes_per_element);
   }
   j["kernels"] = kernels;
   json collectives = json::array();
@@ -256,6 +272,10 @@ json to_json(const HardwareProfile& p) {
                            {"latency_us", write_sourced(c.latency_us)},
                            {"bytes_per_s", write_sourced(c.bytes_per_s)},
                            {"fit", object_or_empty(c.fit)}});
+    if (c.has_low_latency_line()) {
+      collectives.back()["ll_latency_us"] = write_sourced(c.ll_latency_us);
+      collectives.back()["ll_bytes_per_s"] = write_sourced(c.ll_bytes_per_s);
+    }
   }
   j["collectives"] = collectives;
   return j;
@@ -291,6 +311,8 @@ HardwareProfile profile_from_json(const json& j) {
   p.network.bytes_per_s = read_sourced(net, "network", "bytes_per_s");
   p.network.latency_us = read_sourced(net, "network", "latency_us");
   p.overlap_slowdown = read_sourced(j, "", "overlap_slowdown");
+  if (j.contains("executor_pass_bytes_per_s"))
+    p.executor_pass_bytes_per_s = read_sourced(j, "", "executor_pass_bytes_per_s");
 
   const json& kernels = field(j, "", "kernels");
   LCAB_CHECK(kernels.is_array(), "profile: 'kernels' must be an array");
@@ -305,11 +327,16 @@ HardwareProfile profile_from_json(const json& j) {
     k.tile.q = read_int(e, path, "tile_q");
     k.tile.k = read_int(e, path, "tile_k");
     k.scheduler = parse_kernel_scheduler(read_string(e, path, "scheduler"));
+    if (e.contains("work_item")) k.work_item = parse_kernel_work_item(read_string(e, path, "work_item"));
     k.ctas_per_sm = read_sourced(e, path, "ctas_per_sm");
     k.full_tile_us = read_sourced(e, path, "full_tile_us");
     k.partial_tile_us = read_sourced(e, path, "partial_tile_us");
     k.row_us = read_sourced(e, path, "row_us");
     k.launch_us = read_sourced(e, path, "launch_us");
+    k.q_pass_bytes_per_element =
+        e.contains("q_pass_bytes_per_element")
+            ? read_sourced(e, path, "q_pass_bytes_per_element")
+            : KernelParams{}.q_pass_bytes_per_element;
     k.fit = read_object_or_empty(e, "fit");
     p.kernels.push_back(std::move(k));
   }
@@ -323,6 +350,8 @@ HardwareProfile profile_from_json(const json& j) {
     c.link = parse_link_class(read_string(e, path, "link"));
     c.latency_us = read_sourced(e, path, "latency_us");
     c.bytes_per_s = read_sourced(e, path, "bytes_per_s");
+    if (e.contains("ll_latency_us")) c.ll_latency_us = read_sourced(e, path, "ll_latency_us");
+    if (e.contains("ll_bytes_per_s")) c.ll_bytes_per_s = read_sourced(e, path, "ll_bytes_per_s");
     c.fit = read_object_or_empty(e, "fit");
     p.collectives.push_back(std::move(c));
   }

@@ -13,10 +13,13 @@
 //    "gpu":     {"name", "sms", "peak_dense_flops_per_s", "hbm_bytes_per_s", "memory_bytes"},
 //    "node":    {"gpus_per_node", "intra_bytes_per_s", "intra_latency_us"},
 //    "network": {"bytes_per_s", "latency_us"},
-//    "overlap_slowdown": {...},
-//    "kernels": [{"impl", "pass", "head_dim", "dtype", "tile_q", "tile_k", "scheduler", "ctas_per_sm",
-//                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "fit"}, ...],
-//    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "fit"}, ...]}
+//    "overlap_slowdown": {...}, "executor_pass_bytes_per_s": {...} (optional),
+//    "kernels": [{"impl", "pass", "head_dim", "dtype", "tile_q", "tile_k", "scheduler", "work_item" (optional),
+//                 "ctas_per_sm",
+//                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "q_pass_bytes_per_element" (optional),
+//                 "fit"}, ...],
+//    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "ll_latency_us" (optional),
+//                     "ll_bytes_per_s" (optional), "fit"}, ...]}
 // (every numeric leaf except head_dim, tile_q, tile_k is a {"value", "source"} object).
 //
 // Meaning of the collective parameters (what calibration fits; n = group size, B = CommOp::chunk_bytes):
@@ -27,6 +30,11 @@
 //   all_reduce:     time = latency_us + 2 B (n - 1) / n / bytes_per_s       (B the buffer; ring RS + AG)
 // i.e. bytes_per_s is nccl-tests' bus bandwidth. Groups larger than two add one link latency per further ring
 // step (see comm_cost.h).
+// NCCL runs small messages with a low-latency protocol (LL/LL128: lower latency, lower bandwidth) and large ones
+// with its Simple protocol, choosing the faster. An entry may give the low-latency line too (ll_latency_us,
+// ll_bytes_per_s, both optional); the time is then the smaller of the two lines' times:
+//   time = min(latency_us + V / bytes_per_s, ll_latency_us + V / ll_bytes_per_s)   (V as above)
+// Without ll_bytes_per_s (absent or 0) only the first line exists.
 #pragma once
 
 #include <cstdint>
@@ -76,6 +84,16 @@ enum class KernelScheduler : uint8_t {
 std::string_view to_string(KernelScheduler scheduler);  ///< "persistent_longest_first" | "grid_waves"
 KernelScheduler parse_kernel_scheduler(std::string_view name);
 
+/// What one CTA of the kernel computes (its work item), from the kernel's grid.
+enum class KernelWorkItem : uint8_t {
+  kQRowPerHead = 0,      ///< one q-tile row of one q head against its k tiles (forward kernels)
+  kKColumnPerHead = 1,   ///< one k-tile column of one q head against its q tiles (FlashAttention-2/3 backward)
+  kKColumnPerKvHead = 2, ///< one k-tile column of one kv head, looping over the q heads of its GQA group
+                         ///< (lcab_flash backward): the item's cost is the group's q heads' tiles, in series
+};
+std::string_view to_string(KernelWorkItem item);  ///< "q_row_per_head" | "k_column_per_head" | "k_column_per_kv_head"
+KernelWorkItem parse_kernel_work_item(std::string_view name);
+
 /// Cost parameters of one kernel implementation for one pass, head dim and dtype.
 struct KernelParams {
   std::string impl;   ///< "lcab_flash", "torch_sdpa_flash", ...
@@ -84,11 +102,17 @@ struct KernelParams {
   std::string dtype;  ///< "bf16" | "fp16"
   TileShape tile;     ///< Bq x Bk of the kernel's q-tile rows and k tiles
   KernelScheduler scheduler = KernelScheduler::kPersistentLongestFirst;
+  KernelWorkItem work_item = KernelWorkItem::kQRowPerHead;  ///< optional in files (default q_row_per_head)
   Sourced ctas_per_sm;      ///< concurrent CTAs per SM (work slots = sms x ctas_per_sm)
   Sourced full_tile_us;     ///< one slot's time for one unmasked tile
   Sourced partial_tile_us;  ///< one slot's time for one boundary tile (in-tile masking)
-  Sourced row_us;           ///< per q-tile row overhead (prologue, epilogue: load Q, write O and lse)
+  Sourced row_us;           ///< per work item overhead (q-tile row: load Q, write O and lse; k column: load K, V,
+                            ///< write dK, dV)
   Sourced launch_us;        ///< per kernel call
+  /// Bytes streamed through HBM per q element (q row x q head x head dim) by the call's passes outside the tile
+  /// loop (backward: dO.O and the fp32 dQ accumulator's zeroing and conversion); time = bytes / HBM bytes/s.
+  /// Optional in files (absent: 0, no such passes).
+  Sourced q_pass_bytes_per_element{0, "not given: no passes over q outside the tile loop"};
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
 };
 
@@ -109,6 +133,10 @@ struct CollectiveParams {
   Sourced latency_us;
   Sourced bytes_per_s;  ///< bus bandwidth as defined in the header comment
   nlohmann::json fit = nlohmann::json::object();
+  /// NCCL's low-latency protocol line (header comment); ll_bytes_per_s = 0: none.
+  Sourced ll_latency_us{0, "not given: one protocol line"};
+  Sourced ll_bytes_per_s{0, "not given: one protocol line"};
+  bool has_low_latency_line() const { return ll_bytes_per_s.value > 0; }
 };
 
 struct Provenance {
@@ -129,6 +157,14 @@ struct HardwareProfile {
   NetworkSpec network;
   /// Compute that runs while communication runs on the same GPU takes this factor longer (>= 1).
   Sourced overlap_slowdown;
+  /// Bytes per second the CP executor's elementwise passes achieve (merging partial outputs, accumulating
+  /// gradients, zeroing, all-to-all packing and conversion: cp_item_passes.h, a2a_staging.h, memory ops); small
+  /// strided kernels reach less than the HBM peak. Optional in files (absent: 0, meaning gpu.hbm_bytes_per_s).
+  Sourced executor_pass_bytes_per_s{0, "not given: the HBM bandwidth"};
+  /// executor_pass_bytes_per_s, or the HBM bandwidth when not given.
+  double executor_pass_rate() const {
+    return executor_pass_bytes_per_s.value > 0 ? executor_pass_bytes_per_s.value : gpu.hbm_bytes_per_s.value;
+  }
   std::vector<KernelParams> kernels;
   std::vector<CollectiveParams> collectives;
 

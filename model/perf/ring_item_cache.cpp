@@ -6,13 +6,15 @@ namespace lcab::perf {
 namespace {
 
 // Everything a table's items and costs depend on (not placement or windows: items are per ring position).
-std::string key_of(const cp::UlyssesRingProgram& program, const std::string& kernel, bool forward, bool backward) {
+std::string key_of(const cp::UlyssesRingProgram& program, const std::string& kernel, bool forward, bool backward,
+                   double pass_bytes_per_s) {
   const cp::CpConfig& c = program.skeleton().config;
   const cp::Workload& w = c.workload;
   std::ostringstream key;
   key << static_cast<const void*>(w.mask.get()) << ' ' << c.ulysses_degree << 'x' << c.ring_degree << ' '
       << cp::to_string(c.sharding) << ' ' << c.min_document_chunk_tokens << ' ' << w.batch << ' ' << w.heads << '/'
-      << w.kv_heads << ' ' << w.head_dim << ' ' << w.dtype_bytes << ' ' << kernel << ' ' << forward << backward;
+      << w.kv_heads << ' ' << w.head_dim << ' ' << w.dtype_bytes << ' ' << w.grad_accum_bytes << ' '
+      << program.cuts_own_block() << ' ' << kernel << ' ' << forward << backward << ' ' << std::hexfloat << pass_bytes_per_s;
   return key.str();
 }
 
@@ -20,8 +22,9 @@ std::string key_of(const cp::UlyssesRingProgram& program, const std::string& ker
 
 std::shared_ptr<const RingItemCosts> RingItemCostCache::get(const cp::UlyssesRingProgram& program,
                                                             const std::string& kernel, const KernelCostModel* forward,
-                                                            const KernelCostModel* backward) {
-  const std::string key = key_of(program, kernel, forward != nullptr, backward != nullptr);
+                                                            const KernelCostModel* backward,
+                                                            double pass_bytes_per_s) {
+  const std::string key = key_of(program, kernel, forward != nullptr, backward != nullptr, pass_bytes_per_s);
   std::promise<std::shared_ptr<const RingItemCosts>> promise;
   std::shared_future<std::shared_ptr<const RingItemCosts>> table;
   bool build = false;
@@ -43,7 +46,7 @@ std::shared_ptr<const RingItemCosts> RingItemCostCache::get(const cp::UlyssesRin
   }
   if (build) {  // outside the lock: other keys proceed meanwhile, askers of this one wait on the future
     try {
-      promise.set_value(std::make_shared<const RingItemCosts>(program, forward, backward));
+      promise.set_value(std::make_shared<const RingItemCosts>(program, forward, backward, pass_bytes_per_s));
     } catch (...) {
       promise.set_exception(std::current_exception());
     }

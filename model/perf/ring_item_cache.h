@@ -17,10 +17,12 @@ namespace lcab::perf {
 class RingItemCostCache {
  public:
   /// The table of `program`'s items costed with `forward` and/or `backward` (kernel models of the implementation
-  /// and dtype named by `kernel`; null for a pass not needed). Made once per content key by the first thread that
-  /// asks; others asking meanwhile wait for it. Thread-safe. Keeps the workload's mask alive while cached.
+  /// and dtype named by `kernel`; null for a pass not needed) and the executor's pass bandwidth. Made once per
+  /// content key by the first thread that asks; others asking meanwhile wait for it. Thread-safe. Keeps the
+  /// workload's mask alive while cached.
   std::shared_ptr<const RingItemCosts> get(const cp::UlyssesRingProgram& program, const std::string& kernel,
-                                           const KernelCostModel* forward, const KernelCostModel* backward);
+                                           const KernelCostModel* forward, const KernelCostModel* backward,
+                                           double pass_bytes_per_s);
   /// Tables kept at most (the oldest is dropped first).
   static constexpr size_t kMaxTables = 64;
 

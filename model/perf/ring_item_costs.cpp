@@ -48,7 +48,7 @@ class ItemKinds {
 }  // namespace
 
 RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
-                             const KernelCostModel* backward) {
+                             const KernelCostModel* backward, double pass_bytes_per_s) {
   const cp::Workload& wl = program.skeleton().config.workload;
   const cp::GridLayout& layout = program.layout();
   positions_ = layout.ring;
@@ -78,31 +78,38 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   const int64_t R = positions_;
   entries_.assign(static_cast<size_t>(groups()) * R * R, Entry{});
 
+  if (program.cuts_own_block()) own_parts_.assign(static_cast<size_t>(groups()) * R * 2, Entry{});
+
   ItemKinds kinds;
+  // The entry of an item: its kind (costed when its content is new) and key rows.
+  const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
+    if (!item) return Entry{};
+    const AttentionShape shape = item_shape(*item, wl);
+    const int64_t q_rows = item->q_rows.length(), k_rows = item->k_rows.length();
+    const uint64_t hash = attention_call_hash(item->slices, q_rows, k_rows, shape);
+    int32_t kind = kinds.find(hash, *item, shape);
+    if (kind < 0) {
+      kind = static_cast<int32_t>(kinds_++);
+      for (int pass = 0; pass < 2; ++pass) {
+        if (!models[pass]) continue;
+        const KernelCost c = models[pass]->cost(item->slices, q_rows, k_rows, shape);
+        const double us = compute_op_us(c.time_us, *item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
+        costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
+      }
+      kinds.keep(hash, kind, *item, shape);
+    }
+    return Entry{kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
+  };
   cp::MaskResolver resolver(*wl.mask);
   for (int64_t pos = 0; pos < R; ++pos) {
     resolver.resolve(program.sharding().positions[pos], program.index_of_positions());
     for (int g = 0; g < groups(); ++g) {
-      for (int64_t source = 0; source < R; ++source) {
-        const std::optional<cp::ComputeItem> item = program.item(resolver, group_members_[g], source);
-        if (!item) continue;
-        const AttentionShape shape = item_shape(*item, wl);
-        const int64_t q_rows = item->q_rows.length(), k_rows = item->k_rows.length();
-        const uint64_t hash = attention_call_hash(item->slices, q_rows, k_rows, shape);
-        int32_t kind = kinds.find(hash, *item, shape);
-        if (kind < 0) {
-          kind = static_cast<int32_t>(kinds_++);
-          for (int pass = 0; pass < 2; ++pass) {
-            if (!models[pass]) continue;
-            const KernelCost c = models[pass]->cost(item->slices, q_rows, k_rows, shape);
-            costs_[pass].push_back(
-                {c.time_us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
-          }
-          kinds.keep(hash, kind, *item, shape);
-        }
-        entries_[index(g, pos, source)] = {
-            kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
-      }
+      for (int64_t source = 0; source < R; ++source)
+        entries_[index(g, pos, source)] = entry_of(program.item(resolver, group_members_[g], source));
+      if (own_parts_.empty()) continue;
+      for (cp::RingItemPart part : {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail})
+        own_parts_[(static_cast<size_t>(g) * R + pos) * 2 + (part == cp::RingItemPart::kOwnTail ? 1 : 0)] =
+            entry_of(program.item(resolver, group_members_[g], pos, part));
     }
   }
 }
@@ -114,18 +121,25 @@ size_t RingItemCosts::index(int group, int64_t position, int64_t source) const {
   return (static_cast<size_t>(group) * positions_ + distance) * positions_ + position;
 }
 
-const RingItemCosts::Entry& RingItemCosts::entry(int group, int64_t position, int64_t source) const {
-  return entries_[index(group, position, source)];
+const RingItemCosts::Entry& RingItemCosts::entry(int group, int64_t position, int64_t source,
+                                                 cp::RingItemPart part) const {
+  if (part == cp::RingItemPart::kWhole) return entries_[index(group, position, source)];
+  LCAB_CHECK(!own_parts_.empty() && source == position,
+             "no own-block part of position " << position << " against the block of " << source);
+  return own_parts_[(static_cast<size_t>(group) * positions_ + position) * 2 +
+                    (part == cp::RingItemPart::kOwnTail ? 1 : 0)];
 }
 
-std::optional<TokenRange> RingItemCosts::key_rows(int group, int64_t position, int64_t source) const {
-  const Entry& e = entry(group, position, source);
+std::optional<TokenRange> RingItemCosts::key_rows(int group, int64_t position, int64_t source,
+                                                  cp::RingItemPart part) const {
+  const Entry& e = entry(group, position, source, part);
   if (e.kind < 0) return std::nullopt;
   return TokenRange{e.k_begin, e.k_end};
 }
 
-const RingItemCosts::Cost& RingItemCosts::cost(cp::Pass pass, int group, int64_t position, int64_t source) const {
-  return costs_[static_cast<int>(pass)][static_cast<size_t>(entry(group, position, source).kind)];
+const RingItemCosts::Cost& RingItemCosts::cost(cp::Pass pass, int group, int64_t position, int64_t source,
+                                               cp::RingItemPart part) const {
+  return costs_[static_cast<int>(pass)][static_cast<size_t>(entry(group, position, source, part).kind)];
 }
 
 }  // namespace lcab::perf

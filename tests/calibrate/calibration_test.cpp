@@ -99,6 +99,44 @@ TEST(Calibration, RecoversCollectiveLatencyAndBandwidth) {
   EXPECT_EQ(result.profile.provenance.residuals["comm all_gather intra_node"]["records"], 6);
 }
 
+TEST(Calibration, RecoversBothNcclProtocolLines) {
+  // The truth's all-gather has a low-latency line (8 us, 150 GB/s) under its Simple line (20 us, 280 GB/s); the
+  // chunks up to 2 MiB run on the first, 8 MiB and up on the second. Starting from the built-in profile's
+  // lines (fitted to other data), the fit must find both.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::CollectiveParams& line = truth.collectives[static_cast<size_t>(
+      &truth.collective(perf::CollectiveOp::kAllGather, perf::LinkClass::kIntraNode) - truth.collectives.data())];
+  line.ll_latency_us = {8.0, "test"};
+  line.ll_bytes_per_s = {150e9, "test"};
+  // 64 KiB .. 1 GiB: 8 sizes, enough for two lines (at least two records per parameter).
+  const std::vector<Record> records = testing::synthetic_comm_records(truth, "all_gather", 64 << 10, 1 << 30, {});
+  CalibrationOptions options = options_with_input();
+  options.comm_min_bytes = 64 << 10;
+  const CalibrationResult result = calibrate(records, base_profile(), options, RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::CollectiveParams& ag = result.profile.collective(perf::CollectiveOp::kAllGather, perf::LinkClass::kIntraNode);
+  ASSERT_TRUE(ag.has_low_latency_line()) << ag.fit.dump();
+  EXPECT_NEAR(ag.latency_us.value, 20.0, 0.05);
+  EXPECT_NEAR(ag.bytes_per_s.value, 280e9, 280e9 * 1e-3);
+  EXPECT_NEAR(ag.ll_latency_us.value, 8.0, 0.05);
+  EXPECT_NEAR(ag.ll_bytes_per_s.value, 150e9, 150e9 * 1e-3);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.1);
+}
+
+TEST(Calibration, PartialTilesNeverCostLessThanFullTiles) {
+  // A truth whose boundary tiles are cheaper than unmasked ones is not physical: the fit keeps
+  // partial_tile_us >= full_tile_us (it fits the excess, >= 0) and the records show the misfit.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::KernelParams& fwd = truth.kernels[static_cast<size_t>(&truth.kernel("lcab_flash", "fwd", 128, "bf16") -
+                                                              truth.kernels.data())];
+  fwd.partial_tile_us.value = 0.3 * fwd.full_tile_us.value;
+  const std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  const perf::KernelParams& fitted = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  EXPECT_GE(fitted.partial_tile_us.value, fitted.full_tile_us.value);
+}
+
 TEST(Calibration, RecoversTheOverlapSlowdown) {
   const perf::HardwareProfile truth = testing::synthetic_truth_profile();
   std::vector<Record> records =
@@ -108,10 +146,17 @@ TEST(Calibration, RecoversTheOverlapSlowdown) {
       testing::synthetic_cp_records(truth, "ring", {"causal", "full"}, {16384, 32768}, {"fwd"}, {});
   records.insert(records.end(), ring.begin(), ring.end());
   records.insert(records.end(), cp.begin(), cp.end());
+  // All-to-alls: the executor's staging passes without overlap tell its pass bandwidth apart from the slowdown.
+  const std::vector<Record> a2a = testing::synthetic_comm_records(truth, "all_to_all", 1 << 20, 1 << 30, {});
+  const std::vector<Record> ulysses =
+      testing::synthetic_cp_records(truth, "ulysses", {"causal", "full"}, {16384, 32768}, {"fwd"}, {});
+  records.insert(records.end(), a2a.begin(), a2a.end());
+  records.insert(records.end(), ulysses.begin(), ulysses.end());
   const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
   ASSERT_TRUE(result.failures.empty()) << result.failures.front().group << ": " << result.failures.front().reason;
   ASSERT_TRUE(result.fitted("overlap"));
   EXPECT_NEAR(result.profile.overlap_slowdown.value, 1.25, 0.01);
+  EXPECT_NEAR(result.profile.executor_pass_bytes_per_s.value, 2.5e12, 2.5e12 * 0.01);
 }
 
 TEST(Calibration, MissingDataIsAFailureNamingTheParameter) {

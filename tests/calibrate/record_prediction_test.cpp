@@ -63,6 +63,37 @@ TEST(RecordPredictor, KernelIsTheKernelCostModel) {
   EXPECT_DOUBLE_EQ(records[0].time_ms->median, direct_ms);
 }
 
+Record ring_backward_record() {
+  Record record;
+  record.kind = "cp";
+  record.key.impl = "lcab_flash";
+  record.key.method = "ring";
+  record.key.pass = "bwd";
+  record.key.mask = "causal";
+  record.key.seqlen = 16384;
+  record.key.heads = 16;
+  record.key.kv_heads = 2;
+  record.key.head_dim = 128;
+  record.key.dtype = "bf16";
+  record.key.gpus = 2;
+  record.key.gpus_per_node = 2;
+  return record;
+}
+
+TEST(RecordPredictor, CpRecordsArePlayedWithTheScheduleTheyWereMeasuredWith) {
+  const perf::HardwareProfile profile = perf::builtin_profile("h200_sxm");
+  const RecordPredictor predictor;
+  Record legacy = ring_backward_record();  // written before dkv_home_overlap existed: no own-block tail
+  Record without_tail = ring_backward_record();
+  without_tail.extra["dkv_home_overlap"] = false;
+  Record with_tail = ring_backward_record();
+  with_tail.extra["dkv_home_overlap"] = true;
+  const double legacy_ms = predictor.predict_ms(profile, legacy);
+  EXPECT_DOUBLE_EQ(legacy_ms, predictor.predict_ms(profile, without_tail));
+  // At P = 2 the tail hides the final dK,dV hop: the two schedules must not predict the same time.
+  EXPECT_NE(predictor.predict_ms(profile, with_tail), legacy_ms);
+}
+
 TEST(RecordPredictor, MissingProfileEntryIsAnError) {
   const perf::HardwareProfile truth = testing::synthetic_truth_profile();
   std::vector<Record> records =

@@ -74,6 +74,12 @@ perf::HardwareProfile synthetic_truth_profile() {
   bwd.partial_tile_us.value = 4.4;
   bwd.row_us.value = 3.0;
   bwd.launch_us.value = 9.0;
+  // One protocol line everywhere unless a test gives one (the built-in profile may carry fitted low-latency lines).
+  for (perf::CollectiveParams& c : p.collectives) {
+    c.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
+    c.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
+  }
+  p.executor_pass_bytes_per_s = {2.5e12, "SYNTHETIC truth"};
   perf::CollectiveParams& send_recv = intra_collective(p, perf::CollectiveOp::kSendRecv);
   send_recv.latency_us.value = 25.0;
   send_recv.bytes_per_s.value = 300e9;

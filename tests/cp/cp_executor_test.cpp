@@ -38,6 +38,7 @@ struct MethodCase {
   int64_t ulysses = 0;
   int64_t ring = 0;
   int64_t windows = 1;
+  bool dkv_home_overlap = true;  ///< CpConfig::overlap_dkv_home_hop
 };
 
 struct Case {
@@ -250,6 +251,7 @@ TEST_P(CpExecutorTest, MatchesSingleGpuFlashForwardAndBackward) {
   config.ulysses_degree = c.method.ulysses;
   config.ring_degree = c.method.ring;
   config.windows = c.method.windows;
+  config.overlap_dkv_home_hop = c.method.dkv_home_overlap;
   config.workload.mask = std::make_shared<const Mask>(make_mask(c.mask, c.seqlen, kKvHeads));
   config.workload.heads = kHeads;
   config.workload.kv_heads = kKvHeads;
@@ -283,6 +285,7 @@ std::vector<Case> all_cases() {
       {"usp_u2_r1_p2", "usp", 2, 2, 1},
       {"usp_u1_r2_p2", "usp", 2, 1, 2},
       {"loongtrain_u1_r2_w2_p2", "loongtrain", 2, 1, 2, 2},
+      {"ring_p2_no_home_overlap", "ring", 2, 0, 0, 1, false},  // the schedule before the own-block tail
   };
   const std::vector<std::pair<std::string, std::string>> masks = {
       {"full", "full"},
@@ -302,18 +305,40 @@ INSTANTIATE_TEST_SUITE_P(Methods, CpExecutorTest, ::testing::ValuesIn(all_cases(
                            return info.param.method.name + "_" + info.param.mask_name;
                          });
 
-TEST(TimelineSplit, SeparatesComputeCommunicationAndExposedCommunication) {
-  std::vector<OpInterval> timeline = {
-      {0, OpKind::kCompute, Stream::kCompute, 0, 0.0, 2.0},
-      {1, OpKind::kCompute, Stream::kCompute, 1, 3.0, 5.0},
-      {2, OpKind::kSend, Stream::kSend, 0, 1.0, 4.0},   // 1..2 hidden, 2..3 exposed, 3..4 hidden
-      {3, OpKind::kRecv, Stream::kRecv, 0, 1.5, 3.5},   // inside the send's interval
-      {4, OpKind::kAllToAll, Stream::kCollective, 2, 6.0, 7.0},  // exposed
-  };
-  const TimelineSplit split = split_timeline(timeline);
-  EXPECT_DOUBLE_EQ(split.compute_ms, 4.0);
-  EXPECT_DOUBLE_EQ(split.comm_ms, 4.0);
-  EXPECT_DOUBLE_EQ(split.exposed_comm_ms, 2.0);
+// The glue from executor timelines to model/perf/comm_overlap.h: a ring forward at P = 2 has, per rank, a KV
+// send and receive (grouped) and two compute items.
+TEST(TimelineSplit, CountsTransfersFromTheLaterPartyAndExposesOnlyIdleTime) {
+  CpConfig config;
+  config.method = "ring";
+  config.gpus = 2;
+  config.workload.mask = std::make_shared<const Mask>(make_mask("full", 1024, kKvHeads));
+  config.workload.heads = kHeads;
+  config.workload.kv_heads = kKvHeads;
+  const Schedule s = build_schedule(config, Pass::kForward);
+  std::vector<std::vector<OpInterval>> timelines(2);
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(s.ranks[r].ops.size(), 4u);  // send kv, recv kv, compute own block, compute the received block
+    for (int k = 0; k < 4; ++k) {
+      const Op& op = s.ranks[r].ops[k];
+      timelines[r].push_back({k, op.kind, op.stream, op.step, 0.0, 0.0});
+    }
+  }
+  // rank 0 is ready to send at 0 but rank 1 only at 1: the transfer runs 1..3 on both; rank 0 computes 0..2 and
+  // 3..5 (1 ms of the transfer exposed), rank 1 computes 1..2.5 and 3..4 (0.5 ms exposed).
+  const double intervals[2][4][2] = {{{0, 3}, {0, 3}, {0, 2}, {3, 5}}, {{1, 3}, {1, 3}, {1, 2.5}, {3, 4}}};
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 4; ++k) {
+      timelines[r][k].start_ms = intervals[r][k][0];
+      timelines[r][k].end_ms = intervals[r][k][1];
+    }
+  const TimelineSplit zero = split_timeline(s, timelines, 0);
+  EXPECT_DOUBLE_EQ(zero.compute_ms, 4.0);
+  EXPECT_DOUBLE_EQ(zero.comm_ms, 2.0);
+  EXPECT_DOUBLE_EQ(zero.exposed_comm_ms, 1.0);
+  const TimelineSplit one = split_timeline(s, timelines, 1);
+  EXPECT_DOUBLE_EQ(one.compute_ms, 2.5);
+  EXPECT_DOUBLE_EQ(one.comm_ms, 2.0);
+  EXPECT_DOUBLE_EQ(one.exposed_comm_ms, 0.5);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <random>
@@ -254,7 +255,13 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
   for (const std::string& name : registry.names()) {
     const AttentionImpl& impl = registry.find(name);
     SCOPED_TRACE(name + " on " + c.name);
-    if (!impl.supports(p, Pass::kForward).supported || !impl.supports(p, Pass::kBackward).supported) continue;
+    const Support forward = impl.supports(p, Pass::kForward);
+    const Support backward = impl.supports(p, Pass::kBackward);
+    if (!forward.supported || !backward.supported) {
+      std::cout << "[ unsupported ] " << name << " on " << c.name << ": "
+                << (forward.supported ? backward.reason : forward.reason) << "\n";
+      continue;
+    }
     const Results r = run_impl(impl, p, q, k, v, dout);
     EXPECT_LT(relative_error(r.out, ref.out), tolerance) << "out";
     EXPECT_LT(relative_error(r.dq, ref.dq), tolerance) << "dq";

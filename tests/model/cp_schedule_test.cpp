@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "model/cp/cp_method.h"
+#include "model/cp/method_common.h"
 #include "model/cp/schedule.h"
 #include "model/cp/sharding.h"
 #include "model/cp/slice_clip.h"
@@ -71,6 +74,60 @@ TEST(SliceClip, ExactCellsForEveryTypeAndWindow) {
       if (keys.empty()) continue;
       EXPECT_GE(keys.begin, span.first);
       EXPECT_LE(keys.end - 1, span.last);
+    }
+  }
+}
+
+TEST(SliceCut, BothPartsHoldExactlyTheCellsOfTheirSideAndTheShareIsClosest) {
+  Rng rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<std::vector<Slice>> lists(2);
+    for (auto& list : lists)
+      for (int n = rng.uniform_int(0, 3); n > 0; --n) {
+        Slice s;
+        s.q_begin = rng.uniform_int(0, 30);
+        s.q_end = s.q_begin + rng.uniform_int(1, 30);
+        s.k_begin = rng.uniform_int(0, 30);
+        s.k_end = s.k_begin + rng.uniform_int(1, 30);
+        s.type = static_cast<SliceType>(rng.uniform_int(0, 4));
+        list.push_back(s);
+      }
+    for (CutAxis axis : {CutAxis::kQueries, CutAxis::kKeys}) {
+      const int64_t align = rng.uniform_int(1, 8);
+      const double share = rng.uniform_int(0, 10) / 10.0;
+      const int64_t at = cut_for_tail_share(lists, axis, share, align);
+      const CutSlices cut = cut_slices(lists, axis, at);
+      int64_t total = 0, after = 0;
+      for (size_t h = 0; h < lists.size(); ++h)
+        for (int64_t q = 0; q < 64; ++q)
+          for (int64_t k = 0; k < 64; ++k) {
+            int in = 0, before_n = 0, after_n = 0;
+            for (const Slice& s : lists[h]) in += s.contains(q, k);
+            for (const Slice& s : cut.before[h]) before_n += s.contains(q, k);
+            for (const Slice& s : cut.after[h]) after_n += s.contains(q, k);
+            const bool past = (axis == CutAxis::kQueries ? q : k) >= at;
+            ASSERT_EQ(before_n, past ? 0 : in) << "trial " << trial << " cell " << q << "," << k;
+            ASSERT_EQ(after_n, past ? in : 0) << "trial " << trial << " cell " << q << "," << k;
+            total += in;
+            after += past ? in : 0;
+          }
+      if (total == 0) continue;
+      // no other candidate cut on the grid comes closer to the share
+      int64_t first = 1 << 20;
+      for (const auto& list : lists)
+        for (const Slice& s : list) first = std::min(first, axis == CutAxis::kQueries ? s.q_begin : s.k_begin);
+      EXPECT_EQ((at - first) % align, 0);
+      const double error = std::abs(static_cast<double>(after) - share * static_cast<double>(total));
+      for (int64_t c = first; c <= first + 64; c += align) {
+        int64_t other = 0;
+        for (const auto& list : lists)
+          for (const Slice& s : list)
+            for (int64_t q = 0; q < 64; ++q)
+              for (int64_t k = 0; k < 64; ++k)
+                if (s.contains(q, k) && (axis == CutAxis::kQueries ? q : k) >= c) ++other;
+        EXPECT_LE(error, std::abs(static_cast<double>(other) - share * static_cast<double>(total)) + 1e-9)
+            << "trial " << trial << " cut " << at << " vs " << c;
+      }
     }
   }
 }
@@ -499,22 +556,368 @@ TEST(CpSchedules, ZigzagRingStepsComputeHalfBlocksOnCausal) {
   }
 }
 
+// Index of the last op of `kind` carrying `what` on a rank, -1 if none.
+int last_comm_op(const RankSchedule& r, OpKind kind, const std::string& what) {
+  int last = -1;
+  for (size_t k = 0; k < r.ops.size(); ++k)
+    if (r.ops[k].kind == kind && r.comms[r.ops[k].index].what == what) last = static_cast<int>(k);
+  return last;
+}
+
 TEST(CpSchedules, RingBackwardBringsDkvHomeAfterPHops) {
   const int64_t P = 4;
-  const Schedule s = ring_schedule(P, Pass::kBackward, "full");
-  for (const RankSchedule& r : s.ranks) {
-    int dkv_sends = 0, kv_sends = 0;
-    int last_dkv_recv = -1;
-    for (size_t k = 0; k < r.ops.size(); ++k) {
-      if (!is_communication(r.ops[k].kind)) continue;
-      const CommOp& c = r.comms[r.ops[k].index];
-      if (r.ops[k].kind == OpKind::kSend) (c.what == "dkv" ? dkv_sends : kv_sends)++;
-      if (r.ops[k].kind == OpKind::kRecv && c.what == "dkv") last_dkv_recv = static_cast<int>(k);
+  for (bool overlap : {true, false}) {
+    CpConfig config = make_config({"ring", P}, std::make_shared<const Mask>(make_mask("full", 4096, kKvHeads)));
+    config.overlap_dkv_home_hop = overlap;
+    const Schedule s = build_schedule(config, Pass::kBackward);
+    for (const RankSchedule& r : s.ranks) {
+      int dkv_sends = 0, kv_sends = 0;
+      for (const Op& op : r.ops)
+        if (op.kind == OpKind::kSend) (r.comms[op.index].what == "dkv" ? dkv_sends : kv_sends)++;
+      EXPECT_EQ(kv_sends, P - 1);
+      EXPECT_EQ(dkv_sends, P);
+      const int last_recv = last_comm_op(r, OpKind::kRecv, "dkv");
+      ASSERT_GE(last_recv, 0);
+      const std::string& landing = s.buffers[r.comms[r.ops[last_recv].index].dst.buffer].name;
+      if (!overlap) {
+        EXPECT_EQ(landing, "dkv") << "the last hop lands home";
+        continue;
+      }
+      // the last hop lands in the inner buffer the step before sent, then is added into dkv
+      EXPECT_EQ(landing, "dkv_inner[0]");
+      const Op& add = r.ops.back();
+      ASSERT_EQ(add.kind, OpKind::kAdd);
+      const MemoryOp& m = r.memory_ops[add.index];
+      EXPECT_EQ(s.buffers[m.dst.buffer].name, "dkv");
+      EXPECT_EQ(s.buffers[m.src.buffer].name, "dkv_inner[0]");
+      auto deps = r.deps(static_cast<int>(r.ops.size()) - 1);
+      EXPECT_NE(std::find(deps.begin(), deps.end(), last_recv), deps.end());
     }
-    EXPECT_EQ(kv_sends, P - 1);
-    EXPECT_EQ(dkv_sends, P);
-    ASSERT_GE(last_dkv_recv, 0);
-    EXPECT_EQ(s.buffers[r.comms[r.ops[last_dkv_recv].index].dst.buffer].name, "dkv") << "the last hop lands home";
+  }
+}
+
+// For each op of a rank, the ops that must finish before it (stream order and deps, transitively).
+std::vector<std::vector<bool>> happens_before(const RankSchedule& r) {
+  const size_t n = r.ops.size();
+  std::vector<std::vector<bool>> before(n, std::vector<bool>(n, false));
+  std::array<int, kNumStreams> last_on{};
+  last_on.fill(-1);
+  for (size_t k = 0; k < n; ++k) {
+    std::vector<int> direct(r.deps(static_cast<int>(k)).begin(), r.deps(static_cast<int>(k)).end());
+    int& previous = last_on[static_cast<int>(r.ops[k].stream)];
+    if (previous >= 0) direct.push_back(previous);
+    previous = static_cast<int>(k);
+    for (int d : direct) {
+      before[k][d] = true;
+      for (size_t j = 0; j < n; ++j)
+        if (before[d][j]) before[k][j] = true;
+    }
+  }
+  return before;
+}
+
+struct Access {
+  int buffer;
+  int64_t begin, end;  // rows
+  bool write;
+};
+
+// The rows each op really touches (compute items: their q rows, k rows and dK/dV rows).
+std::vector<Access> accesses_of(const Schedule& s, const RankSchedule& r, const Op& op) {
+  auto region = [](const BufferRegion& b, bool write) {
+    return Access{b.buffer, b.row_begin, b.row_begin + b.rows, write};
+  };
+  switch (op.kind) {
+    case OpKind::kCompute: {
+      const ComputeItem& item = r.items[op.index];
+      const QSide& side = s.q_sides[item.q_side];
+      const bool fwd = s.pass == Pass::kForward;
+      std::vector<Access> a{{item.q_buffer, item.q_rows.begin, item.q_rows.end, false},
+                            {item.k_buffer, item.k_rows.begin, item.k_rows.end, false},
+                            {side.out, item.q_rows.begin, item.q_rows.end, fwd},
+                            {side.lse, item.q_rows.begin, item.q_rows.end, fwd}};
+      if (!fwd) {
+        a.push_back({side.dout, item.q_rows.begin, item.q_rows.end, false});
+        a.push_back({side.dq, item.q_rows.begin, item.q_rows.end, true});
+        a.push_back({item.grad_buffer, item.grad_row_begin, item.grad_row_begin + item.k_rows.length(), true});
+      }
+      return a;
+    }
+    case OpKind::kZero: return {region(r.memory_ops[op.index].dst, true)};
+    case OpKind::kAdd: return {region(r.memory_ops[op.index].src, false), region(r.memory_ops[op.index].dst, true)};
+    case OpKind::kSend: return {region(r.comms[op.index].src, false)};
+    case OpKind::kRecv: return {region(r.comms[op.index].dst, true)};
+    default: return {region(r.comms[op.index].src, false), region(r.comms[op.index].dst, true)};
+  }
+}
+
+bool is_p2p(OpKind kind) { return kind == OpKind::kSend || kind == OpKind::kRecv; }
+bool outer_channel(Stream stream) { return stream == Stream::kOuterSend || stream == Stream::kOuterRecv; }
+
+// The executor issues consecutive send/recv ops of one step on one channel as one NCCL group, which starts once
+// all of them may: none of them may wait for another.
+void expect_groups_never_wait_inside(const RankSchedule& r) {
+  for (size_t first = 0; first < r.ops.size();) {
+    size_t last = first;
+    if (is_p2p(r.ops[first].kind))
+      while (last + 1 < r.ops.size() && is_p2p(r.ops[last + 1].kind) && r.ops[last + 1].step == r.ops[first].step &&
+             outer_channel(r.ops[last + 1].stream) == outer_channel(r.ops[first].stream))
+        ++last;
+    for (size_t k = first; k <= last; ++k)
+      for (int32_t d : r.deps(static_cast<int>(k)))
+        EXPECT_FALSE(d >= static_cast<int32_t>(first)) << "rank " << r.rank << ": op " << k << " waits for op " << d
+                                                       << " of its own NCCL group";
+    first = last + 1;
+  }
+}
+
+// Two ops on different streams that touch the same rows of a buffer, one of them writing, must be ordered by
+// the rank's own stream order and deps (then every executor order computes the same).
+void expect_no_races(const Schedule& s) {
+  for (const RankSchedule& r : s.ranks) {
+    expect_groups_never_wait_inside(r);
+    const std::vector<std::vector<bool>> before = happens_before(r);
+    std::vector<std::vector<Access>> touched;
+    for (const Op& op : r.ops) touched.push_back(accesses_of(s, r, op));
+    for (size_t j = 0; j < r.ops.size(); ++j)
+      for (size_t i = 0; i < j; ++i) {
+        if (r.ops[i].stream == r.ops[j].stream || before[j][i]) continue;
+        for (const Access& x : touched[i])
+          for (const Access& y : touched[j])
+            if (x.buffer == y.buffer && (x.write || y.write) && x.begin < y.end && y.begin < x.end) {
+              ADD_FAILURE() << "rank " << r.rank << ": ops " << i << " (" << to_string(r.ops[i].kind) << ") and " << j
+                            << " (" << to_string(r.ops[j].kind) << ") race on buffer " << s.buffers[x.buffer].name;
+              return;
+            }
+      }
+  }
+}
+
+// ---- dK, dV data flow ---------------------------------------------------------------------------------------------
+
+// What a row of a dK/dV buffer holds: gradient contributions for one global key token, counted in (q row,
+// q head) pairs.
+struct GradCell {
+  int64_t token = -1;  // -1: nothing yet; -2: contributions of two different tokens were mixed
+  int64_t pairs = 0;
+  void add(const GradCell& other) {
+    if (other.pairs == 0) return;
+    if (pairs == 0) {
+      *this = other;
+      return;
+    }
+    if (token != other.token) token = -2;
+    pairs += other.pairs;
+  }
+};
+using GradRows = std::vector<GradCell>;
+
+// Per local key of an item: the pairs that see it (summed over its head lists, times the q heads each serves).
+std::vector<int64_t> key_pairs(const ComputeItem& item, bool per_kv_head) {
+  std::vector<int64_t> pairs(item.k_rows.length() + 1, 0);
+  const int64_t group = kHeads / kKvHeads;
+  for (size_t h = 0; h < item.slices.size(); ++h) {
+    int64_t q_count = item.q_heads.count();
+    if (per_kv_head) {
+      const int64_t kv = item.kv_heads.begin + static_cast<int64_t>(h);
+      q_count = std::max<int64_t>(0, std::min(item.q_heads.end, (kv + 1) * group) - std::max(item.q_heads.begin, kv * group));
+    }
+    for (const Slice& sl : item.slices[h])
+      for (int64_t i = sl.q_begin; i < sl.q_end; ++i) {
+        const TokenRange keys = sl.keys_of_row(i);
+        if (keys.empty()) continue;
+        pairs[keys.begin] += q_count;
+        pairs[keys.end] -= q_count;
+      }
+  }
+  for (size_t k = 1; k < pairs.size(); ++k) pairs[k] += pairs[k - 1];
+  pairs.pop_back();
+  return pairs;
+}
+
+// Plays the backward schedule's dK/dV buffers symbolically, in an order that respects stream order, deps and
+// messages (collectives are skipped: only Ulysses' final all-to-all reads dK/dV, after the ring), and returns
+// every rank's dK/dV buffers at the end. Fails when the schedule cannot finish.
+std::vector<std::map<int, GradRows>> play_grads(const Schedule& s) {
+  const bool per_kv_head = s.config.workload.mask->is_per_kv_head();
+  std::vector<std::map<int, GradRows>> state(s.gpus());
+  for (int r = 0; r < s.gpus(); ++r)
+    for (const Buffer& b : s.buffers)
+      if (b.role == BufferRole::kDKV) state[r][b.id].assign(b.tokens, GradCell{});
+  std::vector<std::vector<bool>> done(s.gpus());
+  std::map<std::pair<int, int>, GradRows> mailbox;  // (rank, send op) -> rows sent
+  for (int r = 0; r < s.gpus(); ++r) done[r].assign(s.ranks[r].ops.size(), false);
+  auto rows_of = [&](int r, const BufferRegion& b) -> GradRows* {
+    auto it = state[r].find(b.buffer);
+    return it == state[r].end() ? nullptr : &it->second;
+  };
+  auto can_run = [&](int r, int k) -> bool {
+    const RankSchedule& rs = s.ranks[r];
+    for (int j = k - 1; j >= 0; --j)
+      if (rs.ops[j].stream == rs.ops[k].stream) {
+        if (!done[r][j]) return false;
+        break;
+      }
+    for (int32_t d : rs.deps(k))
+      if (!done[r][d]) return false;
+    if (rs.ops[k].kind == OpKind::kRecv) {
+      const CommOp& c = rs.comms[rs.ops[k].index];
+      return done[c.peer][c.peer_op];
+    }
+    return true;
+  };
+  auto run = [&](int r, int k) {
+    const RankSchedule& rs = s.ranks[r];
+    const Op& op = rs.ops[k];
+    if (op.kind == OpKind::kCompute) {
+      const ComputeItem& item = rs.items[op.index];
+      GradRows& grads = state[r].at(item.grad_buffer);
+      const std::vector<int64_t> pairs = key_pairs(item, per_kv_head);
+      for (int64_t key = 0; key < item.k_rows.length(); ++key)
+        grads.at(item.grad_row_begin + key)
+            .add({s.token_maps[item.k_map].global_of(item.k_rows.begin + key), pairs[key]});
+    } else if (op.kind == OpKind::kZero || op.kind == OpKind::kAdd) {
+      const MemoryOp& m = rs.memory_ops[op.index];
+      if (GradRows* dst = rows_of(r, m.dst)) {
+        for (int64_t i = 0; i < m.dst.rows; ++i) {
+          GradCell& cell = dst->at(m.dst.row_begin + i);
+          if (op.kind == OpKind::kZero) cell = GradCell{};
+          else cell.add(rows_of(r, m.src)->at(m.src.row_begin + i));
+        }
+      }
+    } else if (op.kind == OpKind::kSend) {
+      const CommOp& c = rs.comms[op.index];
+      if (const GradRows* src = rows_of(r, c.src))
+        mailbox[{r, k}] = GradRows(src->begin() + c.src.row_begin, src->begin() + c.src.row_begin + c.src.rows);
+    } else if (op.kind == OpKind::kRecv) {
+      const CommOp& c = rs.comms[op.index];
+      auto sent = mailbox.find({c.peer, c.peer_op});
+      if (GradRows* dst = rows_of(r, c.dst); dst && sent != mailbox.end())
+        std::copy(sent->second.begin(), sent->second.end(), dst->begin() + c.dst.row_begin);
+    }
+    done[r][k] = true;
+  };
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int r = 0; r < s.gpus(); ++r)
+      for (int k = 0; k < static_cast<int>(s.ranks[r].ops.size()); ++k)
+        if (!done[r][k] && can_run(r, k)) {
+          run(r, k);
+          progress = true;
+        }
+  }
+  for (int r = 0; r < s.gpus(); ++r)
+    for (size_t k = 0; k < done[r].size(); ++k)
+      EXPECT_TRUE(done[r][k]) << "rank " << r << " op " << k << " never runs";
+  return state;
+}
+
+// Every rank's dK/dV (in the ring's layout: dkv, or dkv_heads with Ulysses) ends up holding, for every one of its
+// key tokens, every (q row, q head) pair of the mask that sees that key among the rank's q heads: exactly once,
+// and nothing of other tokens.
+void expect_grads_reach_home_once(const Schedule& s) {
+  const Mask& mask = *s.config.workload.mask;
+  const int64_t S = mask.seqlen(), group = kHeads / kKvHeads;
+  std::vector<std::vector<int64_t>> column(mask.num_head_masks(), std::vector<int64_t>(S + 1, 0));
+  for (int h = 0; h < mask.num_head_masks(); ++h) {
+    for (const Slice& sl : mask.slices(h))
+      for (int64_t q = sl.q_begin; q < sl.q_end; ++q) {
+        const TokenRange keys = sl.keys_of_row(q);
+        if (keys.empty()) continue;
+        ++column[h][keys.begin];
+        --column[h][keys.end];
+      }
+    for (int64_t k = 1; k <= S; ++k) column[h][k] += column[h][k - 1];
+  }
+  const std::vector<std::map<int, GradRows>> state = play_grads(s);
+  const bool heads_layout = s.layout.ulysses > 1;
+  int home = -1;
+  for (const Buffer& b : s.buffers)
+    if (b.name == (heads_layout ? "dkv_heads" : "dkv")) home = b.id;
+  ASSERT_GE(home, 0);
+  for (int r = 0; r < s.gpus(); ++r) {
+    const RankSchedule& rs = s.ranks[r];
+    ASSERT_FALSE(rs.items.empty());
+    const HeadRange q_heads = rs.items[0].q_heads, kv_heads = rs.items[0].kv_heads;
+    const TokenMap& map = s.token_maps[heads_layout ? s.gpus() + s.layout.ring_position(r) : r];
+    const GradRows& rows = state[r].at(home);
+    for (int64_t row = 0; row < map.rows(); ++row) {
+      const int64_t g = map.global_of(row);
+      int64_t want = 0;
+      if (g >= 0) {
+        if (!mask.is_per_kv_head()) {
+          want = column[0][g] * q_heads.count();
+        } else {
+          for (int64_t kv = kv_heads.begin; kv < kv_heads.end; ++kv)
+            want += column[kv][g] * std::max<int64_t>(0, std::min(q_heads.end, (kv + 1) * group) -
+                                                             std::max(q_heads.begin, kv * group));
+        }
+      }
+      const GradCell& cell = rows[row];
+      if (cell.pairs != want || (want > 0 && cell.token != g)) {
+        FAIL() << "rank " << r << " row " << row << " (token " << g << "): holds " << cell.pairs
+               << " pairs of token " << cell.token << ", want " << want;
+      }
+    }
+  }
+}
+
+TEST(CpSchedules, NoRacesAndEveryGradientReachesItsHomeOnce) {
+  for (const auto& [pattern, mask] : masks_at(kDenseSeqlen))
+    for (const Case& c : cases_up_to(8))
+      for (bool overlap : {true, false}) {
+        CpConfig config = make_config(c, mask);
+        config.overlap_dkv_home_hop = overlap;
+        SCOPED_TRACE(c.label() + " mask " + pattern + (overlap ? "" : " no dkv home overlap"));
+        for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+          const Schedule s = build_schedule(config, pass);
+          expect_no_races(s);
+          if (pass == Pass::kBackward && c.method != "allgather") expect_grads_reach_home_once(s);
+        }
+        if (::testing::Test::HasFailure()) return;
+      }
+}
+
+// With the own-block tail, every rank of a ring-engine backward computes the tail of its own block after the
+// last ring step, with nothing in its way that waits for the final hop, and adds the final hop into its dK/dV
+// after both; head and tail together are the own block, the tail holding about g / (e + g) of it.
+TEST(CpSchedules, OwnBlockTailOverlapsTheFinalDkvHop) {
+  auto mask = std::make_shared<const Mask>(make_mask("causal", 4096, kKvHeads));
+  for (const Case& c : {Case{"ring", 2}, Case{"ring", 3}, Case{"ring", 8}, Case{"usp", 4, 2, 2},
+                        Case{"loongtrain", 2, 1, 2, 2}, Case{"loongtrain", 8, 1, 8, 2, Placement::kRingIntra},
+                        Case{"loongtrain", 8, 2, 4, 2}}) {
+    SCOPED_TRACE(c.label());
+    CpConfig config = make_config(c, mask);
+    const Schedule s = build_schedule(config, Pass::kBackward);
+    config.overlap_dkv_home_hop = false;
+    const Schedule plain = build_schedule(config, Pass::kBackward);
+    const Stream final_hop = s.layout.windows > 1 ? Stream::kOuterRecv : Stream::kRecv;
+    for (const RankSchedule& r : s.ranks) {
+      std::vector<int> own;  // compute ops of the own block
+      for (size_t k = 0; k < r.ops.size(); ++k) {
+        if (r.ops[k].kind != OpKind::kCompute) continue;
+        const ComputeItem& item = r.items[r.ops[k].index];
+        if (item.k_map == item.q_map) own.push_back(static_cast<int>(k));
+      }
+      ASSERT_EQ(own.size(), 2u) << "rank " << r.rank << ": head and tail";
+      int final_recv = -1;
+      for (size_t k = 0; k < r.ops.size(); ++k)
+        if (r.ops[k].kind == OpKind::kRecv && r.ops[k].stream == final_hop) final_recv = static_cast<int>(k);
+      ASSERT_GE(final_recv, 0);
+      const std::vector<std::vector<bool>> before = happens_before(r);
+      const int tail = own[1], add = static_cast<int>(r.ops.size()) - 1 - (s.layout.ulysses > 1 ? 1 : 0);
+      EXPECT_EQ(r.ops[tail].step, s.num_steps - 1 - (s.layout.ulysses > 1 ? 1 : 0));
+      EXPECT_FALSE(before[tail][final_recv]) << "rank " << r.rank << ": the tail must not wait for the final hop";
+      ASSERT_EQ(r.ops[add].kind, OpKind::kAdd);
+      EXPECT_TRUE(before[add][final_recv] && before[add][tail]);
+      const int64_t head_pairs = r.items[r.ops[own[0]].index].pairs, tail_pairs = r.items[r.ops[tail].index].pairs;
+      int64_t own_pairs = 0;
+      for (const ComputeItem& item : plain.ranks[r.rank].items)
+        if (item.k_map == item.q_map) own_pairs += item.pairs;
+      EXPECT_EQ(head_pairs + tail_pairs, own_pairs);
+      const double share = static_cast<double>(tail_pairs) / static_cast<double>(own_pairs);
+      EXPECT_NEAR(share, 4.0 / 6.0, 0.1) << "rank " << r.rank;
+    }
   }
 }
 

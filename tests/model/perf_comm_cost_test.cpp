@@ -31,6 +31,23 @@ TEST(PerfCommCost, SendRecvUsesTheLinkBetweenTheTwoRanks) {
   EXPECT_EQ(two_nodes().link_between(3, 12), LinkClass::kInterNode);
 }
 
+TEST(PerfCommCost, LowLatencyProtocolLineWinsForSmallMessages) {
+  // Simple: 10 us + B / 100 GB/s; low-latency: 4 us + B / 25 GB/s. They cross at B = 6 us x 100e9 / 3 = 200 kB.
+  HardwareProfile profile = testing::simple_profile();
+  for (CollectiveParams& c : profile.collectives) {
+    c.ll_latency_us = {4, "test"};
+    c.ll_bytes_per_s = {25e9, "test"};
+  }
+  const CommCostModel model(profile, {8, 8});
+  EXPECT_DOUBLE_EQ(model.send_recv_us(0, 1, 100000), 4 + 4);      // low-latency line: 8 < 11
+  EXPECT_DOUBLE_EQ(model.send_recv_us(0, 1, 1000000), 10 + 10);   // Simple line: 20 < 44
+  EXPECT_DOUBLE_EQ(line_us(profile.collectives[0], 200000), 12);  // both lines at the crossing
+  // All-gather over 4 ranks moves 3 chunks: 3 x 50 kB = 150 kB on the low-latency line, plus 2 hop latencies.
+  EXPECT_DOUBLE_EQ(model.collective_us(CollectiveOp::kAllGather, ranks(0, 4), 50000), 4 + 6 + 2 * 1);
+  // Without the low-latency line only the Simple line exists.
+  EXPECT_DOUBLE_EQ(two_nodes().send_recv_us(0, 1, 100000), 10 + 1);
+}
+
 TEST(PerfCommCost, AllGatherAndReduceScatterRingVolumes) {
   // 4 ranks in a node, 1 MB each: (n - 1) chunks at bus bandwidth, plus one hop latency per further step.
   EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllGather, ranks(0, 4), 1000000), 10 + 2 * 1 + 3 * 10);

@@ -1,7 +1,7 @@
 // The lock-step simulator (model/perf/lockstep_simulator.h) against simulate() on the materialized schedule: the
 // summaries must be the same numbers for every method of the ulysses/ring engine, degrees, placements, windows,
 // masks (documents, windows, per-kv-head block-sparse), GPU counts up to 64 (one node and several), both passes,
-// with and without the overlap slowdown.
+// with and without the overlap slowdown, with and without the own-block tail of the ring backward.
 #include "model/perf/lockstep_simulator.h"
 
 #include <cmath>
@@ -81,13 +81,15 @@ std::vector<cp::CpConfig> engine_configs(int64_t gpus, int64_t gpus_per_node, st
 
 // Predicts every config both ways (summaries only: lock-step; with timings kept: simulate() on the materialized
 // schedule) and counts the configs compared; failures name the config and the fields that differ.
+// overlap_home_hop: CpConfig::overlap_dkv_home_hop of every config.
 int compare_all(const HardwareProfile& profile, const KernelChoice& kernel, int64_t gpus, int64_t gpus_per_node,
-                const std::vector<std::string>& masks, int64_t seqlen) {
+                const std::vector<std::string>& masks, int64_t seqlen, bool overlap_home_hop = true) {
   CpPredictor predictor(profile, {gpus, gpus_per_node});
   int compared = 0;
   for (const std::string& spec : masks) {
     const auto mask = std::make_shared<const Mask>(make_mask(spec, seqlen, 4));
-    for (const cp::CpConfig& c : engine_configs(gpus, gpus_per_node, mask)) {
+    for (cp::CpConfig c : engine_configs(gpus, gpus_per_node, mask)) {
+      c.overlap_dkv_home_hop = overlap_home_hop;
       CpPrediction exact, fast;
       try {
         exact = predictor.predict(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward},
@@ -142,6 +144,16 @@ TEST(PerfLockstepSimulator, SameSummariesWithoutOverlapSlowdown) {
   EXPECT_GE(compare_all(p, {"test_impl", "bf16"}, 16, 8, kMasks, 8192), 100);
 }
 
+TEST(PerfLockstepSimulator, SameSummariesWithoutTheOwnBlockTail) {
+  // The tests above play the default backward (own KV block cut, its tail after the last ring step); this one the
+  // whole own block at the first step, the final dK,dV hop straight into dkv.
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  int compared = 0;
+  for (int64_t gpus : {2, 4, 8}) compared += compare_all(h100, {}, gpus, 8, kMasks, 16384, false);
+  compared += compare_all(h100, {}, 16, 4, kMasks, 16384, false);
+  EXPECT_GE(compared, 150);
+}
+
 TEST(PerfLockstepSimulator, PlaysOneUlyssesMemberOnlyWhenAllHaveTheSameTimeline) {
   const HardwareProfile& h100 = builtin_profile("h100_sxm");
   auto equivalent = [&](const std::string& mask, int64_t gpus, int64_t per_node, int64_t u, cp::Placement placement) {
@@ -149,7 +161,7 @@ TEST(PerfLockstepSimulator, PlaysOneUlyssesMemberOnlyWhenAllHaveTheSameTimeline)
         config("usp", gpus, per_node, std::make_shared<const Mask>(make_mask(mask, 12288, 4)), u, 1, placement));
     const cp::UlyssesRingProgram program(c, cp::Pass::kForward);
     const KernelCostModel kernel(h100.kernel("lcab_flash", "fwd", 128, "bf16"), h100.sms());
-    const RingItemCosts items(program, &kernel, nullptr);
+    const RingItemCosts items(program, &kernel, nullptr, h100.executor_pass_rate());
     return ulysses_members_equivalent(program, items, CommCostModel(h100, {gpus, per_node}));
   };
   EXPECT_TRUE(equivalent("causal_document", 16, 8, 4, cp::Placement::kUlyssesIntra));
@@ -189,8 +201,11 @@ TEST(PerfLockstepSimulator, ItemTablesAreSharedAcrossCandidatesAndPasses) {
                     {cp::Pass::kForward, cp::Pass::kBackward}, PredictOptions{false, false, false});
   const KernelCostModel& fwd = predictor.kernel_model("lcab_flash", cp::Pass::kForward, 128, "bf16");
   const KernelCostModel& bwd = predictor.kernel_model("lcab_flash", cp::Pass::kBackward, 128, "bf16");
-  const auto first = cache->get(cp::UlyssesRingProgram(usp, cp::Pass::kForward), "lcab_flash/bf16", &fwd, &bwd);
-  const auto again = cache->get(cp::UlyssesRingProgram(usp, cp::Pass::kBackward), "lcab_flash/bf16", &fwd, &bwd);
+  const double rate = h100.executor_pass_rate();
+  const auto first =
+      cache->get(cp::UlyssesRingProgram(usp, cp::Pass::kForward), "lcab_flash/bf16", &fwd, &bwd, rate);
+  const auto again =
+      cache->get(cp::UlyssesRingProgram(usp, cp::Pass::kBackward), "lcab_flash/bf16", &fwd, &bwd, rate);
   EXPECT_EQ(first.get(), again.get());
   EXPECT_EQ(first->positions(), 8);
   EXPECT_EQ(first->groups(), 1);

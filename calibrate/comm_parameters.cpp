@@ -1,0 +1,77 @@
+#include "calibrate/comm_parameters.h"
+
+#include <algorithm>
+
+namespace lcab::calibrate {
+
+namespace {
+
+using SourcedMember = perf::Sourced perf::CollectiveParams::*;
+
+ProfileParameter latency_parameter(const char* name, const char* hint, size_t index, SourcedMember member,
+                                   double scale) {
+  ProfileParameter p;
+  p.name = name;
+  p.hint = hint;
+  p.scale = scale > 0 ? scale : 1.0;
+  p.get = [index, member](const perf::HardwareProfile& profile) { return (profile.collectives[index].*member).value; };
+  p.set = [index, member](perf::HardwareProfile& profile, double value) {
+    (profile.collectives[index].*member).value = value;
+  };
+  return p;
+}
+
+/// A bandwidth fitted as its inverse (us per byte), which the model is linear in.
+ProfileParameter inverse_bandwidth_parameter(const char* name, const char* hint, size_t index, SourcedMember member,
+                                             double start_bytes_per_s) {
+  ProfileParameter p;
+  p.name = name;
+  p.hint = hint;
+  p.scale = 1e6 / start_bytes_per_s;
+  p.get = [index, member](const perf::HardwareProfile& profile) {
+    return 1e6 / (profile.collectives[index].*member).value;
+  };
+  p.set = [index, member](perf::HardwareProfile& profile, double us_per_byte) {
+    // Zero inverse bandwidth would be infinite bandwidth: keep the model finite while the fit explores.
+    (profile.collectives[index].*member).value = 1e6 / std::max(us_per_byte, 1e-30);
+  };
+  return p;
+}
+
+}  // namespace
+
+std::vector<ProfileParameter> comm_fit_parameters(perf::HardwareProfile& profile, size_t index,
+                                                  bool with_low_latency_line, double crossover_bytes) {
+  perf::CollectiveParams& start = profile.collectives[index];
+  std::vector<ProfileParameter> parameters;
+  parameters.push_back(latency_parameter("latency_us", "small messages (from 1 MiB up)", index,
+                                         &perf::CollectiveParams::latency_us, start.latency_us.value));
+  parameters.push_back(inverse_bandwidth_parameter("us_per_byte", "large messages", index,
+                                                   &perf::CollectiveParams::bytes_per_s, start.bytes_per_s.value));
+  if (!with_low_latency_line) return parameters;
+  if (!start.has_low_latency_line()) {
+    // 0.5 lat + B / ll_bw = lat + B / bw at B = crossover: 1 / ll_bw = 1 / bw + 0.5 lat / B.
+    const double latency_s = std::max(start.latency_us.value, 1.0) * 1e-6;
+    start.ll_latency_us.value = 0.5 * latency_s * 1e6;
+    start.ll_bytes_per_s.value =
+        1.0 / (1.0 / start.bytes_per_s.value + 0.5 * latency_s / std::max(crossover_bytes, 1.0));
+  }
+  parameters.push_back(latency_parameter("ll_latency_us", "the smallest messages (1-4 MiB), several sizes", index,
+                                         &perf::CollectiveParams::ll_latency_us, start.ll_latency_us.value));
+  parameters.push_back(inverse_bandwidth_parameter("ll_us_per_byte", "the smallest messages, several sizes", index,
+                                                   &perf::CollectiveParams::ll_bytes_per_s,
+                                                   start.ll_bytes_per_s.value));
+  return parameters;
+}
+
+std::vector<std::pair<std::string, double>> reported_comm_parameters(const perf::CollectiveParams& params) {
+  std::vector<std::pair<std::string, double>> out{{"latency_us", params.latency_us.value},
+                                                  {"bytes_per_s", params.bytes_per_s.value}};
+  if (params.has_low_latency_line()) {
+    out.emplace_back("ll_latency_us", params.ll_latency_us.value);
+    out.emplace_back("ll_bytes_per_s", params.ll_bytes_per_s.value);
+  }
+  return out;
+}
+
+}  // namespace lcab::calibrate

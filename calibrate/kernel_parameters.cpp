@@ -1,0 +1,72 @@
+#include "calibrate/kernel_parameters.h"
+
+#include <algorithm>
+
+namespace lcab::calibrate {
+
+namespace {
+
+/// Excess of a boundary tile over an unmasked one (never negative, also for base profiles that had it so).
+double partial_excess_us(const perf::KernelParams& k) {
+  return std::max(0.0, k.partial_tile_us.value - k.full_tile_us.value);
+}
+
+ProfileParameter field_parameter(const char* name, const char* hint, size_t index,
+                                 perf::Sourced perf::KernelParams::*member, double scale) {
+  ProfileParameter p;
+  p.name = name;
+  p.hint = hint;
+  p.scale = scale > 0 ? scale : 1.0;
+  p.get = [index, member](const perf::HardwareProfile& profile) { return (profile.kernels[index].*member).value; };
+  p.set = [index, member](perf::HardwareProfile& profile, double value) {
+    (profile.kernels[index].*member).value = value;
+  };
+  return p;
+}
+
+}  // namespace
+
+std::vector<perf::Sourced perf::KernelParams::*> kernel_fit_fields() {
+  return {&perf::KernelParams::full_tile_us, &perf::KernelParams::partial_tile_us, &perf::KernelParams::row_us,
+          &perf::KernelParams::launch_us};
+}
+
+std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index) {
+  const perf::KernelParams& start = profile.kernels[index];
+  std::vector<ProfileParameter> parameters;
+
+  ProfileParameter full = field_parameter("full_tile_us", "records whose masks have unmasked tiles", index,
+                                          &perf::KernelParams::full_tile_us, start.full_tile_us.value);
+  // Moving the unmasked tile's cost keeps the boundary tile's excess: the two parameters stay independent.
+  full.set = [index](perf::HardwareProfile& p, double value) {
+    perf::KernelParams& k = p.kernels[index];
+    const double excess = partial_excess_us(k);
+    k.full_tile_us.value = value;
+    k.partial_tile_us.value = value + excess;
+  };
+  parameters.push_back(full);
+
+  ProfileParameter partial;
+  partial.name = "partial_tile_us";
+  partial.hint = "masks whose tiles are cut by the mask boundary: causal, sliding_window, documents";
+  partial.scale = std::max(partial_excess_us(start), 0.1 * start.full_tile_us.value);
+  if (!(partial.scale > 0)) partial.scale = 1.0;
+  partial.get = [index](const perf::HardwareProfile& p) { return partial_excess_us(p.kernels[index]); };
+  partial.set = [index](perf::HardwareProfile& p, double excess) {
+    perf::KernelParams& k = p.kernels[index];
+    k.partial_tile_us.value = k.full_tile_us.value + excess;
+  };
+  parameters.push_back(partial);
+
+  parameters.push_back(field_parameter("row_us", "several sequence lengths or masks with different row lengths",
+                                       index, &perf::KernelParams::row_us, start.row_us.value));
+  parameters.push_back(field_parameter("launch_us", "short calls: small sequence lengths", index,
+                                       &perf::KernelParams::launch_us, start.launch_us.value));
+  return parameters;
+}
+
+double reported_kernel_parameter(const perf::KernelParams& params, size_t n) {
+  return (params.*kernel_fit_fields().at(n)).value;
+}
+
+}  // namespace lcab::calibrate

@@ -1,0 +1,467 @@
+// lcab_flash backward, Hopper path (sm_90a): the dK/dV kernel of the backward with TMA and wgmma. The preprocess
+// (delta = rowsum(dO * O), dQ accumulator zeroed) and the dQ conversion are the mma.sync path's launches.
+//
+// One CTA per (k tile of 128 keys, kv head, batch element), costliest k tiles of each kv head first (the
+// transposed work list).
+//   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
+//     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
+//     lanes, into a kStages-deep ring completing on mbarriers.
+//   - Two consumer warpgroups own 64 keys each. Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
+//     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
+//     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
+//     where dQ = dS K is computed (head_dim 128: each warpgroup half of the columns over all 128 keys; head_dim
+//     64: each warpgroup all columns over its own 64 keys) and added to the fp32 dQ accumulator by TMA
+//     reduce-add from a staging buffer (whole 128-byte lines instead of per-thread atomics).
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/cuda_check.h"
+#include "kernels/flash_common.cuh"
+#include "kernels/flash_dispatch.cuh"
+#include "kernels/hopper/flash_sm90.h"
+#include "kernels/hopper/sm90_primitives.cuh"
+#include "kernels/hopper/tensor_map.h"
+
+namespace lcab::kernels::flash {
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <int kHeadDim>
+struct Sm90BackwardConfig {
+  static constexpr int kBlockK = 128;  // keys per CTA: 64 per consumer warpgroup
+  static constexpr int kBlockQ = 64;   // queries per step
+  static constexpr int kStages = 2;
+  static constexpr int kConsumerWarps = 8;
+  static constexpr int kThreads = 384;
+  static constexpr int kPanels = kHeadDim / 64;
+  static constexpr int kKPanelBytes = kBlockK * 128;
+  static constexpr int kQPanelBytes = kBlockQ * 128;
+  static constexpr int kKBytes = kPanels * kKPanelBytes;  // also V
+  static constexpr int kQBytes = kPanels * kQPanelBytes;  // also dO
+  static constexpr int kDsBytes = kBlockK * 128;          // dS^T: 128 keys x 64 queries, one swizzled panel
+  static constexpr int kSFloats = kBlockQ / 2;            // S^T / dP^T accumulator floats per thread (64 x 64)
+  static constexpr int kKvFloats = kHeadDim / 2;          // dK / dV accumulator floats per thread (64 x head_dim)
+  // dQ = dS K, 64 queries x 64 columns per warpgroup: head_dim 128 splits the columns (each warpgroup over all
+  // 128 keys), head_dim 64 splits the keys (each warpgroup over its own 64; both add to the accumulator).
+  static constexpr bool kDqSplitsKeys = kHeadDim == 64;
+  static constexpr int kDqKeys = kDqSplitsKeys ? 64 : kBlockK;
+  static constexpr int kDqFloats = 32;
+  static constexpr int kVOffset = kKBytes;
+  static constexpr int kQOffset = 2 * kKBytes;
+  static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
+  static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;  // two buffers, alternating per step
+  static constexpr int kDqStageBytes = 64 * 64 * 4;                // a warpgroup's dQ tile (fp32), 2 boxes of 32 cols
+  static constexpr int kDqOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr int kLseOffset = kDqOffset + 2 * kDqStageBytes;  // per stage: lse[64], delta[64]
+  static constexpr int kBarrierOffset = kLseOffset + kStages * 2 * kBlockQ * 4;
+  static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;
+};
+
+template <int kStages>
+struct BackwardBarriers {
+  uint64_t kv_full;
+  uint64_t q_full[kStages];
+  uint64_t q_empty[kStages];
+};
+
+struct Sm90BackwardArgs {
+  BackwardParams p;
+  CUtensorMap q_map;
+  CUtensorMap do_map;
+  CUtensorMap k_map;
+  CUtensorMap v_map;
+  CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
+};
+
+__device__ __forceinline__ int warp_uniform(int value) { return __shfl_sync(0xffffffffu, value, 0); }
+
+// The CTA's k tile and the runs of q tiles that touch it.
+struct KTile {
+  int kv_head, batch, mask, k_tile, run_begin, run_end;
+};
+
+__device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
+  const Shape& s = p.shape;
+  // The k tiles of one (batch, kv head) are consecutive CTAs, costliest first: the CTAs resident together walk
+  // the same q heads' q tiles at about the same time, so their dQ reductions and Q/dO loads meet in L2 instead
+  // of spreading over the whole accumulator.
+  int linear = static_cast<int>(blockIdx.x);
+  KTile kt;
+  const int order_index = linear % p.work.outer_tiles;
+  linear /= p.work.outer_tiles;
+  kt.kv_head = linear % s.kv_heads;
+  kt.batch = linear / s.kv_heads;
+  kt.mask = p.work.num_masks == 1 ? 0 : kt.kv_head;
+  kt.k_tile = p.work.outer_order[kt.mask * p.work.outer_tiles + order_index];
+  const int outer = kt.mask * p.work.outer_tiles + kt.k_tile;
+  kt.run_begin = warp_uniform(p.work.run_offsets[outer]);
+  kt.run_end = warp_uniform(p.work.run_offsets[outer + 1]);
+  return kt;
+}
+
+// Walks (q head of the group, q tile) pairs: the runs once per head. Every field is warp-uniform.
+struct StepCursor {
+  int group_head, run, tile, tile_end;
+  bool partial;
+  __device__ static StepCursor start(const DeviceRun* runs, const KTile& kt) {
+    StepCursor c{0, kt.run_begin, 0, 0, false};
+    c.load(runs);
+    return c;
+  }
+  __device__ bool valid(int group) const { return group_head < group; }
+  __device__ void advance(const DeviceRun* runs, const KTile& kt) {
+    if (++tile < tile_end) return;
+    if (++run >= kt.run_end) {
+      run = kt.run_begin;
+      ++group_head;
+    }
+    load(runs);
+  }
+
+ private:
+  __device__ void load(const DeviceRun* runs) {
+    const DeviceRun r = runs[run];
+    tile = warp_uniform(r.begin);
+    const int end_and_partial = warp_uniform(r.end_and_partial);
+    tile_end = end_and_partial & 0x7fffffff;
+    partial = end_and_partial < 0;
+  }
+};
+
+template <int kHeadDim>
+__device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
+                                 BackwardBarriers<Sm90BackwardConfig<kHeadDim>::kStages>* bars, const KTile& kt) {
+  using C = Sm90BackwardConfig<kHeadDim>;
+  const BackwardParams& p = a.p;
+  const Shape& s = p.shape;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int group = s.heads / s.kv_heads;
+  if (kt.run_begin == kt.run_end) return;  // no query sees this k tile: nothing to load
+  if (lane == 0) {
+    sm90::mbar_arrive_expect_tx(&bars->kv_full, 2 * C::kKBytes);
+#pragma unroll
+    for (int panel = 0; panel < C::kPanels; ++panel) {
+      sm90::tma_load_4d(smem + panel * C::kKPanelBytes, &a.k_map, &bars->kv_full, 64 * panel, kt.kv_head,
+                        kt.k_tile * C::kBlockK, kt.batch);
+      sm90::tma_load_4d(smem + C::kVOffset + panel * C::kKPanelBytes, &a.v_map, &bars->kv_full, 64 * panel,
+                        kt.kv_head, kt.k_tile * C::kBlockK, kt.batch);
+    }
+  }
+  int use = 0;
+  for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group); c.advance(p.work.runs, kt), ++use) {
+    const int stage = use % C::kStages;
+    const int head = kt.kv_head * group + c.group_head;
+    const int q0 = c.tile * C::kBlockQ;
+    sm90::mbar_wait(&bars->q_empty[stage], ((use / C::kStages) & 1) ^ 1);
+    if (lane == 0) {
+      sm90::mbar_arrive_expect_tx(&bars->q_full[stage], 2 * C::kQBytes);
+#pragma unroll
+      for (int panel = 0; panel < C::kPanels; ++panel) {
+        sm90::tma_load_4d(smem + C::kQOffset + stage * C::kQBytes + panel * C::kQPanelBytes, &a.q_map,
+                          &bars->q_full[stage], 64 * panel, head, q0, kt.batch);
+        sm90::tma_load_4d(smem + C::kDoOffset + stage * C::kQBytes + panel * C::kQPanelBytes, &a.do_map,
+                          &bars->q_full[stage], 64 * panel, head, q0, kt.batch);
+      }
+    }
+    // lse as log2-domain offsets (+inf for rows that see no key or lie past the sequence: their P is 0) and delta.
+    float* lse_s = reinterpret_cast<float*>(smem + C::kLseOffset) + stage * 2 * C::kBlockQ;
+    const int64_t row_base = (static_cast<int64_t>(kt.batch) * s.heads + head) * s.seqlen_q;
+#pragma unroll
+    for (int i = lane; i < C::kBlockQ; i += 32) {
+      const int q = q0 + i;
+      const float lse = q < s.seqlen_q ? p.lse[row_base + q] : -INFINITY;
+      lse_s[i] = lse == -INFINITY ? INFINITY : lse * kLog2e;
+      lse_s[C::kBlockQ + i] = q < s.seqlen_q ? p.delta[row_base + q] : 0.f;
+    }
+    __syncwarp();
+    if (lane == 0) sm90::mbar_arrive(&bars->q_full[stage]);
+  }
+}
+
+template <typename T, int kSFloats>
+__device__ __forceinline__ void to_a_fragments(const float (&s)[kSFloats], uint32_t (&a)[kSFloats / 8][4]) {
+#pragma unroll
+  for (int kk = 0; kk < kSFloats / 8; ++kk) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) a[kk][r] = MmaType<T>::pack(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+  }
+}
+
+template <typename T, int kHeadDim>
+__device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
+                                 BackwardBarriers<Sm90BackwardConfig<kHeadDim>::kStages>* bars, const KTile& kt,
+                                 int warpgroup) {
+  using C = Sm90BackwardConfig<kHeadDim>;
+  const BackwardParams& p = a.p;
+  const Shape& s = p.shape;
+  const int thread = static_cast<int>(threadIdx.x) % 128;
+  const int warp = thread / 32;
+  const int lane = thread % 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+  const int group = s.heads / s.kv_heads;
+  const float scale_log2 = s.scale * kLog2e;
+  const uint32_t k_smem = sm90::smem_u32(smem);
+  const uint32_t v_smem = sm90::smem_u32(smem + C::kVOffset);
+  const uint32_t k_rows = k_smem + warpgroup * 64 * 128;  // this warpgroup's 64 keys (A operands)
+  const uint32_t v_rows = v_smem + warpgroup * 64 * 128;
+  const int key0 = kt.k_tile * C::kBlockK + warpgroup * 64 + warp * 16 + g;  // the thread's first key
+  unsigned char* dq_stage = smem + C::kDqOffset + warpgroup * C::kDqStageBytes;
+
+  float dk[C::kKvFloats];
+  float dv[C::kKvFloats];
+#pragma unroll
+  for (int i = 0; i < C::kKvFloats; ++i) dk[i] = dv[i] = 0.f;
+  float st[C::kSFloats];
+  float dpt[C::kSFloats];
+  float dq[C::kDqFloats];
+  uint32_t p_frag[C::kSFloats / 8][4];
+  uint32_t ds_frag[C::kSFloats / 8][4];
+
+  if (kt.run_begin < kt.run_end) {
+    sm90::mbar_wait(&bars->kv_full, 0);
+    int use = 0;
+    for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group); c.advance(p.work.runs, kt), ++use) {
+      const int stage = use % C::kStages;
+      const int head = kt.kv_head * group + c.group_head;
+      const int q0 = c.tile * C::kBlockQ;
+      const uint32_t q_stage = sm90::smem_u32(smem + C::kQOffset + stage * C::kQBytes);
+      const uint32_t do_stage = sm90::smem_u32(smem + C::kDoOffset + stage * C::kQBytes);
+      unsigned char* ds_buffer = smem + C::kDsOffset + (use % 2) * C::kDsBytes;
+      const float* lse_s = reinterpret_cast<const float*>(smem + C::kLseOffset) + stage * 2 * C::kBlockQ;
+      sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
+
+      // S^T = K Q^T and dP^T = V dO^T (64 keys x 64 queries each).
+      sm90::wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kHeadDim / 16; ++ks) {
+        const uint32_t offset = (ks % 4) * 32;
+        sm90::WgmmaSS<T, 64, 0, 0>::run(st, sm90::make_desc(k_rows + (ks / 4) * C::kKPanelBytes + offset, 16, 1024),
+                                     sm90::make_desc(q_stage + (ks / 4) * C::kQPanelBytes + offset, 16, 1024), ks > 0);
+      }
+      sm90::wgmma_commit();
+#pragma unroll
+      for (int ks = 0; ks < kHeadDim / 16; ++ks) {
+        const uint32_t offset = (ks % 4) * 32;
+        sm90::WgmmaSS<T, 64, 0, 0>::run(dpt, sm90::make_desc(v_rows + (ks / 4) * C::kKPanelBytes + offset, 16, 1024),
+                                     sm90::make_desc(do_stage + (ks / 4) * C::kQPanelBytes + offset, 16, 1024),
+                                     ks > 0);
+      }
+      sm90::wgmma_commit();
+      sm90::wgmma_wait<1>();
+      sm90::fence_registers(st);
+
+      if (c.partial) {
+        const int slice_row = kt.mask * p.work.q_tile_rows + c.tile;
+        const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
+        const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const uint32_t bits = visible_rows<C::kSFloats / 2>(
+              row_slices, count, key0 + 8 * r, q0, q0 + C::kBlockQ,
+              [&](int j) { return q0 + (j >> 1) * 8 + 2 * t + (j & 1); });
+#pragma unroll
+          for (int j = 0; j < C::kSFloats / 4; ++j) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              if (!((bits >> (2 * j + e)) & 1u)) st[4 * j + 2 * r + e] = -INFINITY;
+            }
+          }
+        }
+      }
+      // P^T = exp2(S^T scale log2(e) - lse log2(e)).
+#pragma unroll
+      for (int j = 0; j < C::kSFloats / 4; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float lse_log2 = lse_s[8 * j + 2 * t + e];
+#pragma unroll
+          for (int r = 0; r < 2; ++r) st[4 * j + 2 * r + e] = fast_exp2(fmaf(st[4 * j + 2 * r + e], scale_log2, -lse_log2));
+        }
+      }
+      sm90::fence_registers(st);  // the exponentials stay ahead of the wait below
+      sm90::wgmma_wait<0>();
+      sm90::fence_registers(dpt);
+      // dS^T = P^T (dP^T - delta).
+#pragma unroll
+      for (int j = 0; j < C::kSFloats / 4; ++j) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float delta = lse_s[C::kBlockQ + 8 * j + 2 * t + e];
+#pragma unroll
+          for (int r = 0; r < 2; ++r) dpt[4 * j + 2 * r + e] = st[4 * j + 2 * r + e] * (dpt[4 * j + 2 * r + e] - delta);
+        }
+      }
+      to_a_fragments<T>(st, p_frag);
+      to_a_fragments<T>(dpt, ds_frag);
+      // dS^T to shared memory for dQ: rows = keys (this warpgroup's 64 of the 128), 64 queries per row, swizzled.
+#pragma unroll
+      for (int j = 0; j < C::kSFloats / 4; ++j) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = warpgroup * 64 + warp * 16 + g + 8 * r;
+          const int offset = row * 128 + ((j ^ (row % 8)) * 16) + 4 * t;
+          *reinterpret_cast<uint32_t*>(ds_buffer + offset) = ds_frag[j / 2][(j % 2) * 2 + r];
+        }
+      }
+      sm90::fence_async_shared();
+
+      // dV += P^T dO, dK += dS^T Q (B operands query-major: transposed).
+      sm90::wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
+        sm90::WgmmaRS<T, kHeadDim, 1>::run(dv, p_frag[kk], sm90::make_desc(do_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
+                                           true);
+      }
+#pragma unroll
+      for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
+        sm90::WgmmaRS<T, kHeadDim, 1>::run(dk, ds_frag[kk], sm90::make_desc(q_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
+                                           true);
+      }
+      sm90::wgmma_commit();
+
+      // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T.
+      sm90::named_barrier_sync(1, 256);
+      {
+        const uint32_t key_offset = C::kDqSplitsKeys ? warpgroup * 64 * 128 : 0;
+        const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
+        const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
+#pragma unroll
+        for (int kk = 0; kk < C::kDqKeys / 16; ++kk) {
+          sm90::WgmmaSS<T, 64, 1, 1>::run(dq, sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
+                                          sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
+        }
+        sm90::wgmma_commit();
+      }
+      sm90::wgmma_wait<0>();
+      sm90::fence_registers(dv);
+      sm90::fence_registers(dk);
+      __syncwarp();
+      if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
+      {
+        // dQ (scaled) into the staging buffer, swizzled as TMA reads it (conflict-free float2 stores), then one
+        // reduce-add per 32-column box.
+        sm90::fence_registers(dq);
+        if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
+        sm90::named_barrier_sync(3 + warpgroup, 128);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const int row = warp * 16 + g + 8 * r;
+#pragma unroll
+          for (int j = 0; j < C::kDqFloats / 4; ++j) {
+            const int chunk = (2 * (j % 4) + t / 2) ^ (row % 8);
+            const int offset = (j / 4) * 64 * 128 + row * 128 + chunk * 16 + (t % 2) * 8;
+            *reinterpret_cast<float2*>(dq_stage + offset) =
+                make_float2(dq[4 * j + 2 * r] * s.scale, dq[4 * j + 2 * r + 1] * s.scale);
+          }
+        }
+        sm90::fence_async_shared();
+        sm90::named_barrier_sync(3 + warpgroup, 128);
+        if (thread == 0) {
+          const int col0 = C::kDqSplitsKeys ? 0 : warpgroup * 64;
+          sm90::tma_reduce_add_4d(&a.dq_map, dq_stage, col0, head, q0, kt.batch);
+          sm90::tma_reduce_add_4d(&a.dq_map, dq_stage + 64 * 128, col0 + 32, head, q0, kt.batch);
+          sm90::bulk_commit();
+        }
+      }
+    }
+  }
+
+  if (thread == 0) sm90::bulk_wait();  // dQ reductions complete before the CTA's shared memory goes away
+
+  // dK (scaled) and dV; keys that no query sees get zeros.
+  const int64_t kv_stride = static_cast<int64_t>(s.kv_heads) * kHeadDim;
+  const int64_t kv_offset = (static_cast<int64_t>(kt.batch) * s.seqlen_k * s.kv_heads + kt.kv_head) * kHeadDim;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int key = key0 + 8 * r;
+    if (key >= s.seqlen_k) continue;
+    T* dk_row = static_cast<T*>(p.dk) + kv_offset + static_cast<int64_t>(key) * kv_stride;
+    T* dv_row = static_cast<T*>(p.dv) + kv_offset + static_cast<int64_t>(key) * kv_stride;
+#pragma unroll
+    for (int j = 0; j < C::kKvFloats / 4; ++j) {
+      *reinterpret_cast<uint32_t*>(dk_row + 8 * j + 2 * t) =
+          MmaType<T>::pack(dk[4 * j + 2 * r] * s.scale, dk[4 * j + 2 * r + 1] * s.scale);
+      *reinterpret_cast<uint32_t*>(dv_row + 8 * j + 2 * t) = MmaType<T>::pack(dv[4 * j + 2 * r], dv[4 * j + 2 * r + 1]);
+    }
+  }
+}
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
+    flash_dkdv_sm90_kernel(const __grid_constant__ Sm90BackwardArgs args) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using C = Sm90BackwardConfig<kHeadDim>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem =
+      reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  auto* bars = reinterpret_cast<BackwardBarriers<C::kStages>*>(smem + C::kBarrierOffset);
+  const int warpgroup = warp_uniform(static_cast<int>(threadIdx.x) / 128);
+  if (threadIdx.x == 0) {
+    sm90::mbar_init(&bars->kv_full, 1);
+    for (int i = 0; i < C::kStages; ++i) {
+      sm90::mbar_init(&bars->q_full[i], 2);  // the TMA issue (with its bytes) and the lse/delta stores
+      sm90::mbar_init(&bars->q_empty[i], C::kConsumerWarps);
+    }
+    sm90::mbar_fence_init();
+  }
+  __syncthreads();
+  const KTile kt = decode_k_tile(args.p);
+  if (warpgroup == 0) {
+    sm90::regs_decrease<24>();
+    if (threadIdx.x < 32) produce_backward<kHeadDim>(args, smem, bars, kt);
+  } else {
+    sm90::regs_increase<240>();
+    consume_backward<T, kHeadDim>(args, smem, bars, kt, warpgroup - 1);
+  }
+#endif
+}
+
+template <typename T, int kHeadDim>
+struct LaunchBackwardSm90 {
+  static void run(const BackwardParams& params, cudaStream_t stream) {
+    using C = Sm90BackwardConfig<kHeadDim>;
+    check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "backward (sm90)");
+    const Shape& s = params.shape;
+    launch_backward_preprocess(params, mma_dtype<T>(), kHeadDim, stream);
+    const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
+    LCAB_CHECK(blocks < (int64_t(1) << 31), "backward grid of " << blocks << " CTAs is too large");
+    if (blocks > 0) {
+      Sm90BackwardArgs args;
+      args.p = params;
+      args.q_map = sm90::make_token_major_map(params.q, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
+      args.do_map = sm90::make_token_major_map(params.dout, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
+      args.k_map = sm90::make_token_major_map(params.k, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
+      args.v_map = sm90::make_token_major_map(params.v, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
+      args.dq_map = sm90::make_token_major_map(params.dq_accum, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ,
+                                               sm90::MapElement::kFp32);
+      flash_dkdv_sm90_kernel<T, kHeadDim>
+          <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
+      LCAB_CUDA_CHECK_LAUNCH();
+    }
+    launch_backward_postprocess(params, mma_dtype<T>(), kHeadDim, stream);
+  }
+};
+
+template <typename T, int kHeadDim>
+struct ConfigureBackwardSm90 {
+  static void run() {
+    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_sm90_kernel<T, kHeadDim>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(Sm90BackwardConfig<kHeadDim>::kSmemBytes)));
+  }
+};
+
+}  // namespace
+
+void configure_backward_sm90(DType dtype, int head_dim) { dispatch<ConfigureBackwardSm90>(dtype, head_dim); }
+
+void launch_backward_sm90(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
+  dispatch<LaunchBackwardSm90>(dtype, head_dim, params, stream);
+}
+
+}  // namespace lcab::kernels::flash

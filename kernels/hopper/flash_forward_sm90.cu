@@ -1,0 +1,536 @@
+// lcab_flash forward, Hopper path (sm_90a): warp-specialized, persistent, TMA + wgmma.
+//
+// A CTA of three warpgroups runs on each SM for the whole launch:
+//   - the producer warpgroup (one thread works) takes work items from a global counter in the order of the host
+//     work list (costliest q-tile rows first, so document and window masks balance over the SMs), hands each
+//     item to the consumers through a two-slot queue in shared memory, and streams the item's Q tile (two
+//     buffers, so the next item's Q arrives early) and its K and V tiles (the row's runs; masked-out tiles are
+//     never loaded) with TMA into kStages-deep rings, K and V with their own full/empty mbarriers: K_j is
+//     released as soon as S_j is computed, V_j once P_j V_j is;
+//   - two consumer warpgroups own 64 query rows each of the 128-row tile: S = Q K^T with wgmma from shared memory,
+//     in-tile masking only for partial tiles, online softmax in fp32 (exp2, scale folded in), then O += P V with P
+//     taken from registers (the accumulator fragment is the A fragment) and V from shared memory (transposed
+//     operand). A consumer releases a stage once its P V has completed. The two warpgroups alternate their
+//     tensor-core phases (named barriers), so one's softmax runs while the other's matrix products do.
+// Registers are rebalanced with setmaxnreg: the producer keeps 40 per thread, the consumers get 232.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/cuda_check.h"
+#include "kernels/flash_common.cuh"
+#include "kernels/flash_dispatch.cuh"
+#include "kernels/hopper/flash_sm90.h"
+#include "kernels/hopper/sm90_primitives.cuh"
+#include "kernels/hopper/tensor_map.h"
+
+namespace lcab::kernels::flash {
+namespace {
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <int kHeadDim>
+struct Sm90ForwardConfig {
+  static constexpr int kBlockQ = 128;
+  static constexpr int kBlockK = 128;
+  static constexpr int kStages = 2;
+  static constexpr int kConsumerWarpgroups = 2;
+  static constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
+  static constexpr int kThreads = 128 * (1 + kConsumerWarpgroups);
+  static constexpr int kPanels = kHeadDim / 64;          // 64-column, 128-byte swizzled panels per tile
+  static constexpr int kQPanelBytes = kBlockQ * 128;
+  static constexpr int kKPanelBytes = kBlockK * 128;
+  static constexpr int kQBytes = kPanels * kQPanelBytes;
+  static constexpr int kKBytes = kPanels * kKPanelBytes;  // also V
+  static constexpr int kOFloats = kHeadDim / 2;           // O accumulator floats per thread (64 x kHeadDim / 128)
+  static constexpr int kSFloats = kBlockK / 2;
+  static constexpr int kQBuffers = 2;  // the next item's Q loads while the current item finishes
+  static constexpr int kKOffset = kQBuffers * kQBytes;
+  static constexpr int kVOffset = kKOffset + kStages * kKBytes;
+  static constexpr int kOStageBytes = kPanels * 64 * 128;  // a consumer warpgroup's 64 output rows, as TMA stores them
+  static constexpr int kOOffset = kVOffset + kStages * kKBytes;
+  static constexpr int kBarrierOffset = kOOffset + kConsumerWarpgroups * kOStageBytes;
+  static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;  // + barriers + alignment slack
+};
+
+template <int kStages>
+struct Barriers {
+  uint64_t q_full[2];
+  uint64_t q_empty[2];
+  uint64_t k_full[kStages];
+  uint64_t v_full[kStages];
+  uint64_t k_empty[kStages];
+  uint64_t v_empty[kStages];
+  uint64_t item_full[2];
+  uint64_t item_empty[2];
+  int item[2];
+};
+
+struct Sm90ForwardArgs {
+  ForwardParams p;
+  CUtensorMap q_map;
+  CUtensorMap k_map;
+  CUtensorMap v_map;
+  CUtensorMap o_map;  ///< box of 64 rows: one consumer warpgroup's part of a tile
+  int* item_counter;
+  int total_items;
+};
+
+// A value every lane of the warp holds alike, made visibly warp-uniform: ptxas serializes wgmma issued under
+// control flow it cannot prove uniform (warning C7520), and values loaded from memory are not provably uniform.
+__device__ __forceinline__ int warp_uniform(int value) { return __shfl_sync(0xffffffffu, value, 0); }
+
+// One work item: a q-tile row of one q head of one batch element.
+struct Item {
+  int head, batch, kv_head, q_tile, outer, slice_row, run_begin, run_end;
+};
+
+__device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) {
+  const Shape& s = p.shape;
+  Item it;
+  it.head = linear % s.heads;
+  linear /= s.heads;
+  it.batch = linear % s.batch;
+  const int order_index = linear / s.batch;
+  it.kv_head = it.head / (s.heads / s.kv_heads);
+  const int mask = p.work.num_masks == 1 ? 0 : it.kv_head;
+  it.q_tile = p.work.outer_order[mask * p.work.outer_tiles + order_index];
+  it.outer = mask * p.work.outer_tiles + it.q_tile;
+  it.slice_row = mask * p.work.q_tile_rows + it.q_tile;
+  it.run_begin = warp_uniform(p.work.run_offsets[it.outer]);
+  it.run_end = warp_uniform(p.work.run_offsets[it.outer + 1]);
+  return it;
+}
+
+// Walks the inner tiles of an item's runs; every field is warp-uniform.
+struct TileCursor {
+  int run, run_end, tile, tile_end;
+  bool partial;
+  __device__ static TileCursor start(const DeviceRun* runs, int begin, int end) {
+    TileCursor c{begin, end, 0, 0, false};
+    c.load(runs);
+    return c;
+  }
+  __device__ bool valid() const { return run < run_end; }
+  __device__ void advance(const DeviceRun* runs) {
+    if (++tile >= tile_end) {
+      ++run;
+      load(runs);
+    }
+  }
+
+ private:
+  __device__ void load(const DeviceRun* runs) {
+    if (run >= run_end) return;
+    const DeviceRun r = runs[run];
+    tile = warp_uniform(r.begin);
+    const int end_and_partial = warp_uniform(r.end_and_partial);
+    tile_end = end_and_partial & 0x7fffffff;
+    partial = end_and_partial < 0;
+  }
+};
+
+template <int kHeadDim>
+__device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<Sm90ForwardConfig<kHeadDim>::kStages>* bars) {
+  using C = Sm90ForwardConfig<kHeadDim>;
+  sm90::prefetch_tensor_map(&a.q_map);
+  sm90::prefetch_tensor_map(&a.k_map);
+  sm90::prefetch_tensor_map(&a.v_map);
+  const ForwardParams& p = a.p;
+  int item_use = 0, q_use = 0, kv_use = 0;
+  while (true) {
+    const int linear = atomicAdd(a.item_counter, 1);
+    const int slot = item_use & 1;
+    sm90::mbar_wait(&bars->item_empty[slot], ((item_use >> 1) & 1) ^ 1);
+    bars->item[slot] = linear;
+    sm90::mbar_arrive(&bars->item_full[slot]);
+    ++item_use;
+    if (linear >= a.total_items) break;
+    const Item it = decode_item(p, linear);
+    if (it.run_begin == it.run_end) continue;
+
+    const int q_buffer = q_use % C::kQBuffers;
+    sm90::mbar_wait(&bars->q_empty[q_buffer], ((q_use / C::kQBuffers) & 1) ^ 1);
+    sm90::mbar_arrive_expect_tx(&bars->q_full[q_buffer], C::kQBytes);
+#pragma unroll
+    for (int panel = 0; panel < C::kPanels; ++panel) {
+      sm90::tma_load_4d(smem + q_buffer * C::kQBytes + panel * C::kQPanelBytes, &a.q_map, &bars->q_full[q_buffer],
+                        64 * panel, it.head, it.q_tile * C::kBlockQ, it.batch);
+    }
+    ++q_use;
+
+    // In the order the consumers use them: K_0, then K_j before V_{j-1}, then the last V.
+    auto load = [&](const CUtensorMap* map, uint64_t* full, uint64_t* empty, int offset, int use, int tile) {
+      const int stage = use % C::kStages;
+      sm90::mbar_wait(&empty[stage], ((use / C::kStages) & 1) ^ 1);
+      sm90::mbar_arrive_expect_tx(&full[stage], C::kKBytes);
+#pragma unroll
+      for (int panel = 0; panel < C::kPanels; ++panel) {
+        sm90::tma_load_4d(smem + offset + stage * C::kKBytes + panel * C::kKPanelBytes, map, &full[stage], 64 * panel,
+                          it.kv_head, tile * C::kBlockK, it.batch);
+      }
+    };
+    int previous_tile = -1;
+    for (TileCursor c = TileCursor::start(p.work.runs, it.run_begin, it.run_end); c.valid(); c.advance(p.work.runs)) {
+      load(&a.k_map, bars->k_full, bars->k_empty, C::kKOffset, kv_use, c.tile);
+      if (previous_tile >= 0) load(&a.v_map, bars->v_full, bars->v_empty, C::kVOffset, kv_use - 1, previous_tile);
+      previous_tile = c.tile;
+      ++kv_use;
+    }
+    load(&a.v_map, bars->v_full, bars->v_empty, C::kVOffset, kv_use - 1, previous_tile);
+  }
+}
+
+// Per-thread online-softmax state of the two rows a thread holds (g and g + 8 of its warp's 16-row slab).
+struct RowState {
+  float max[2];
+  float sum[2];
+};
+
+// Masks the S tile of a partial k tile: keys a thread's rows do not see become -inf.
+template <int kSFloats>
+__device__ __forceinline__ void mask_tile(float (&s)[kSFloats], const ForwardParams& p, const Item& it, int q_row0,
+                                          int k0, int t) {
+  const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[it.slice_row];
+  const int count = p.work.slice_offsets[it.slice_row + 1] - p.work.slice_offsets[it.slice_row];
+  constexpr int kBlocks = kSFloats / 4;
+  static_assert(2 * kBlocks <= 32, "one 32-bit mask per row");
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const uint32_t bits = visible_keys<2 * kBlocks>(row_slices, count, q_row0 + 8 * half, k0, k0 + 8 * kBlocks,
+                                                    [&](int j) { return k0 + (j >> 1) * 8 + 2 * t + (j & 1); });
+#pragma unroll
+    for (int j = 0; j < kBlocks; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (!((bits >> (2 * j + e)) & 1u)) s[4 * j + 2 * half + e] = -INFINITY;
+      }
+    }
+  }
+}
+
+// Online softmax of one S tile in place (S becomes P, unnormalized). Returns in `correction` the factor by which
+// O must be rescaled for each of the thread's two rows (applied by the caller once the previous P V is done).
+template <int kSFloats>
+__device__ __forceinline__ void softmax_update(float (&s)[kSFloats], RowState& rows, float scale_log2,
+                                               float (&correction)[2]) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float tile_max = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kSFloats / 4; ++j) {
+      tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * half], s[4 * j + 2 * half + 1]));
+    }
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+    tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
+    const float new_max = fmaxf(rows.max[half], tile_max);
+    const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
+    correction[half] = fast_exp2(rows.max[half] * scale_log2 - max_scaled);
+    rows.max[half] = new_max;
+    float tile_sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kSFloats / 4; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const float pv = fast_exp2(fmaf(s[4 * j + 2 * half + e], scale_log2, -max_scaled));
+        s[4 * j + 2 * half + e] = pv;
+        tile_sum += pv;
+      }
+    }
+    rows.sum[half] = rows.sum[half] * correction[half] + tile_sum;
+  }
+}
+
+template <int kOFloats>
+__device__ __forceinline__ void rescale(float (&o)[kOFloats], const float (&correction)[2]) {
+#pragma unroll
+  for (int j = 0; j < kOFloats / 4; ++j) {
+    o[4 * j + 0] *= correction[0];
+    o[4 * j + 1] *= correction[0];
+    o[4 * j + 2] *= correction[1];
+    o[4 * j + 3] *= correction[1];
+  }
+}
+
+// P (accumulator fragment of S, fp32) -> A fragments of P V (16-bit), one per k16 step.
+template <typename T, int kSFloats>
+__device__ __forceinline__ void to_a_fragments(const float (&s)[kSFloats], uint32_t (&a)[kSFloats / 8][4]) {
+#pragma unroll
+  for (int kk = 0; kk < kSFloats / 8; ++kk) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) a[kk][r] = MmaType<T>::pack(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+  }
+}
+
+template <typename T, int kHeadDim>
+__device__ __forceinline__ void issue_qk(float (&sacc)[Sm90ForwardConfig<kHeadDim>::kSFloats], uint32_t q_smem,
+                                         uint32_t k_stage) {
+  using C = Sm90ForwardConfig<kHeadDim>;
+#pragma unroll
+  for (int ks = 0; ks < kHeadDim / 16; ++ks) {
+    const uint32_t q_address = q_smem + (ks / 4) * C::kQPanelBytes + (ks % 4) * 32;
+    const uint32_t k_address = k_stage + (ks / 4) * C::kKPanelBytes + (ks % 4) * 32;
+    sm90::WgmmaSS<T, C::kBlockK, 0, 0>::run(sacc, sm90::make_desc(q_address, 16, 1024),
+                                         sm90::make_desc(k_address, 16, 1024), ks > 0);
+  }
+  sm90::wgmma_commit();
+}
+
+template <typename T, int kHeadDim>
+__device__ __forceinline__ void issue_pv(float (&o)[Sm90ForwardConfig<kHeadDim>::kOFloats],
+                                         const uint32_t (&pfrag)[Sm90ForwardConfig<kHeadDim>::kBlockK / 16][4],
+                                         uint32_t v_stage) {
+  using C = Sm90ForwardConfig<kHeadDim>;
+#pragma unroll
+  for (int kk = 0; kk < C::kBlockK / 16; ++kk) {
+    sm90::WgmmaRS<T, kHeadDim, 1>::run(o, pfrag[kk], sm90::make_desc(v_stage + kk * 16 * 128, C::kKPanelBytes, 1024),
+                                       true);
+  }
+  sm90::wgmma_commit();
+}
+
+// A consumer warpgroup. Per k tile j it issues S_j = Q K_j^T together with O += P_{j-1} V_{j-1} (inside its turn
+// of the ping-pong), then runs the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores, and
+// rescales O only once that product has completed.
+template <typename T, int kHeadDim>
+__device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
+                        Barriers<Sm90ForwardConfig<kHeadDim>::kStages>* bars, int warpgroup) {
+  using C = Sm90ForwardConfig<kHeadDim>;
+  const ForwardParams& p = a.p;
+  const Shape& s = p.shape;
+  const int thread = static_cast<int>(threadIdx.x) % 128;
+  const int warp = thread / 32;
+  const int lane = thread % 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+  const float scale_log2 = s.scale * kLog2e;
+  const uint32_t q_smem0 = sm90::smem_u32(smem) + warpgroup * 64 * 128;
+  const uint32_t k_smem = sm90::smem_u32(smem + C::kKOffset);
+  const uint32_t v_smem = sm90::smem_u32(smem + C::kVOffset);
+  unsigned char* o_stage = smem + C::kOOffset + warpgroup * C::kOStageBytes;
+  // Ping-pong: warpgroup w waits on named barrier 1 + w before issuing its matrix products and opens the other's
+  // after; both warpgroups walk the same tiles, so turns stay balanced.
+  const int my_turn = 1 + warpgroup;
+  const int other_turn = 2 - warpgroup;
+  if (warpgroup == 1) sm90::named_barrier_arrive(1, 256);  // warpgroup 0 goes first
+
+  float sacc[C::kSFloats];
+  float o[C::kOFloats];
+  uint32_t pfrag[C::kBlockK / 16][4];
+  int item_use = 0, q_use = 0, kv_use = 0;
+  while (true) {
+    const int slot = item_use & 1;
+    sm90::mbar_wait(&bars->item_full[slot], (item_use >> 1) & 1);
+    const int linear = warp_uniform(bars->item[slot]);
+    if (lane == 0) sm90::mbar_arrive(&bars->item_empty[slot]);
+    ++item_use;
+    if (linear >= a.total_items) break;
+    const Item it = decode_item(p, linear);
+    const int q_row0 = it.q_tile * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
+
+#pragma unroll
+    for (int i = 0; i < C::kOFloats; ++i) o[i] = 0.f;
+    RowState rows{{-INFINITY, -INFINITY}, {0.f, 0.f}};
+
+    if (it.run_begin < it.run_end) {
+      const int q_buffer = q_use % C::kQBuffers;
+      const uint32_t q_smem = q_smem0 + q_buffer * C::kQBytes;
+      sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
+      // Scores of one tile -> P fragments; returns the O correction factors.
+      auto scores_to_p = [&](const TileCursor& c, float (&correction)[2]) {
+        if (c.partial) mask_tile(sacc, p, it, q_row0, c.tile * C::kBlockK, t);
+        softmax_update(sacc, rows, scale_log2, correction);
+      };
+      // The first tile has no previous P V; it is peeled so that no wgmma is issued under a condition (ptxas
+      // serializes wgmma under control flow it cannot prove uniform).
+      TileCursor c = TileCursor::start(p.work.runs, it.run_begin, it.run_end);
+      int previous_stage = kv_use % C::kStages;
+      {
+        sm90::mbar_wait(&bars->k_full[previous_stage], (kv_use / C::kStages) & 1);
+        sm90::named_barrier_sync(my_turn, 256);
+        sm90::wgmma_fence();
+        issue_qk<T, kHeadDim>(sacc, q_smem, k_smem + previous_stage * C::kKBytes);
+        sm90::named_barrier_arrive(other_turn, 256);
+        sm90::wgmma_wait<0>();
+        sm90::fence_registers(sacc);
+        __syncwarp();
+        if (lane == 0) sm90::mbar_arrive(&bars->k_empty[previous_stage]);
+        float correction[2];
+        scores_to_p(c, correction);
+        to_a_fragments<T>(sacc, pfrag);
+        ++kv_use;
+        c.advance(p.work.runs);
+      }
+      for (; c.valid(); c.advance(p.work.runs)) {
+        const int stage = kv_use % C::kStages;
+        // Both waits come before the issue: a wait loop between wgmma instructions is divergent control flow to
+        // ptxas (V_{j-1} was requested before K_j, so nothing is lost).
+        sm90::mbar_wait(&bars->k_full[stage], (kv_use / C::kStages) & 1);
+        sm90::mbar_wait(&bars->v_full[previous_stage], ((kv_use - 1) / C::kStages) & 1);
+        sm90::named_barrier_sync(my_turn, 256);
+        sm90::wgmma_fence();
+        issue_qk<T, kHeadDim>(sacc, q_smem, k_smem + stage * C::kKBytes);
+        issue_pv<T, kHeadDim>(o, pfrag, v_smem + previous_stage * C::kKBytes);
+        sm90::named_barrier_arrive(other_turn, 256);
+        sm90::wgmma_wait<1>();
+        sm90::fence_registers(sacc);
+        __syncwarp();
+        if (lane == 0) sm90::mbar_arrive(&bars->k_empty[stage]);
+        float correction[2];
+        scores_to_p(c, correction);
+        sm90::fence_registers(sacc);  // keeps the softmax ahead of the wait: it overlaps P_{j-1} V_{j-1}
+        sm90::wgmma_wait<0>();
+        sm90::fence_registers(o);
+        __syncwarp();
+        if (lane == 0) sm90::mbar_arrive(&bars->v_empty[previous_stage]);
+        rescale(o, correction);
+        to_a_fragments<T>(sacc, pfrag);
+        previous_stage = stage;
+        ++kv_use;
+      }
+      // The last tile's P V.
+      sm90::mbar_wait(&bars->v_full[previous_stage], ((kv_use - 1) / C::kStages) & 1);
+      sm90::named_barrier_sync(my_turn, 256);
+      sm90::wgmma_fence();
+      issue_pv<T, kHeadDim>(o, pfrag, v_smem + previous_stage * C::kKBytes);
+      sm90::named_barrier_arrive(other_turn, 256);
+      sm90::wgmma_wait<0>();
+      sm90::fence_registers(o);
+      __syncwarp();
+      if (lane == 0) {
+        sm90::mbar_arrive(&bars->v_empty[previous_stage]);
+        sm90::mbar_arrive(&bars->q_empty[q_buffer]);
+      }
+      ++q_use;
+    }
+
+    // Epilogue: normalize; out (0 for rows that saw no key) goes through the warpgroup's staging buffer in the
+    // swizzled layout TMA stores (conflict-free: the 8 rows of a store instruction land in 8 distinct chunks);
+    // lse (natural log; -inf for such rows) directly.
+    if (thread == 0) sm90::bulk_wait_read();  // the previous item's store has left the staging buffer
+    sm90::named_barrier_sync(3 + warpgroup, 128);
+    float* lse_base = p.lse + (static_cast<int64_t>(it.batch) * s.heads + it.head) * s.seqlen_q;
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float sum = rows.sum[half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const int row = warp * 16 + g + 8 * half;  // in the warpgroup's 64 rows
+#pragma unroll
+      for (int j = 0; j < C::kOFloats / 4; ++j) {
+        const int chunk = (j % 8) ^ (row % 8);
+        const int offset = (j / 8) * 64 * 128 + row * 128 + chunk * 16 + 4 * t;
+        *reinterpret_cast<uint32_t*>(o_stage + offset) =
+            MmaType<T>::pack(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv);
+      }
+      const int q = q_row0 + 8 * half;
+      if (t == 0 && q < s.seqlen_q) lse_base[q] = sum > 0.f ? rows.max[half] * s.scale + logf(sum) : -INFINITY;
+    }
+    sm90::fence_async_shared();
+    sm90::named_barrier_sync(3 + warpgroup, 128);
+    if (thread == 0) {
+#pragma unroll
+      for (int panel = 0; panel < C::kPanels; ++panel) {
+        sm90::tma_store_4d(&a.o_map, o_stage + panel * 64 * 128, 64 * panel, it.head,
+                           it.q_tile * C::kBlockQ + 64 * warpgroup, it.batch);
+      }
+      sm90::bulk_commit();
+    }
+  }
+  if (thread == 0) sm90::bulk_wait();
+  // Balance the ping-pong: warpgroup 1's opening arrival on barrier 1 is still pending.
+  if (warpgroup == 0) sm90::named_barrier_sync(my_turn, 256);
+}
+
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(Sm90ForwardConfig<kHeadDim>::kThreads, 1)
+    flash_forward_sm90_kernel(const __grid_constant__ Sm90ForwardArgs args) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using C = Sm90ForwardConfig<kHeadDim>;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  auto* bars = reinterpret_cast<Barriers<C::kStages>*>(smem + C::kBarrierOffset);
+  const int warpgroup = warp_uniform(static_cast<int>(threadIdx.x) / 128);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < C::kStages; ++i) {
+      sm90::mbar_init(&bars->k_full[i], 1);
+      sm90::mbar_init(&bars->v_full[i], 1);
+      sm90::mbar_init(&bars->k_empty[i], C::kConsumerWarps);
+      sm90::mbar_init(&bars->v_empty[i], C::kConsumerWarps);
+    }
+    for (int i = 0; i < 2; ++i) {
+      sm90::mbar_init(&bars->q_full[i], 1);
+      sm90::mbar_init(&bars->q_empty[i], C::kConsumerWarps);
+      sm90::mbar_init(&bars->item_full[i], 1);
+      sm90::mbar_init(&bars->item_empty[i], C::kConsumerWarps);
+    }
+    sm90::mbar_fence_init();
+  }
+  __syncthreads();
+  if (warpgroup == 0) {
+    sm90::regs_decrease<40>();
+    if (threadIdx.x == 0) produce<kHeadDim>(args, smem, bars);
+  } else {
+    sm90::regs_increase<232>();
+    consume<T, kHeadDim>(args, smem, bars, warpgroup - 1);
+  }
+#endif
+}
+
+template <typename T, int kHeadDim>
+struct LaunchForwardSm90 {
+  static void run(const ForwardParams& params, int* item_counter, int sm_count, cudaStream_t stream) {
+    using C = Sm90ForwardConfig<kHeadDim>;
+    check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "forward (sm90)");
+    const int64_t items = static_cast<int64_t>(params.work.outer_tiles) * params.shape.batch * params.shape.heads;
+    LCAB_CHECK(items < (int64_t(1) << 30), "forward work of " << items << " items is too large");
+    if (items == 0) return;
+    Sm90ForwardArgs args;
+    args.p = params;
+    const Shape& s = params.shape;
+    args.q_map = sm90::make_token_major_map(params.q, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
+    args.k_map = sm90::make_token_major_map(params.k, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
+    args.v_map = sm90::make_token_major_map(params.v, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
+    args.o_map = sm90::make_token_major_map(params.out, s.batch, s.seqlen_q, s.heads, kHeadDim, 64);
+    args.item_counter = item_counter;
+    args.total_items = static_cast<int>(items);
+    LCAB_CUDA_CHECK(cudaMemsetAsync(item_counter, 0, sizeof(int), stream));
+    const int ctas = static_cast<int>(std::min<int64_t>(items, sm_count));
+    flash_forward_sm90_kernel<T, kHeadDim><<<ctas, C::kThreads, C::kSmemBytes, stream>>>(args);
+    LCAB_CUDA_CHECK_LAUNCH();
+  }
+};
+
+template <typename T, int kHeadDim>
+struct ConfigureForwardSm90 {
+  static void run() {
+    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_forward_sm90_kernel<T, kHeadDim>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(Sm90ForwardConfig<kHeadDim>::kSmemBytes)));
+  }
+};
+
+}  // namespace
+
+bool sm90_kernels_built() {
+  // Built for sm_90a, the kernel's cubin for an sm_90 device is version 90; otherwise the device would run the
+  // (empty) sm_80 body, and the path must not be used.
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, flash_forward_sm90_kernel<__nv_bfloat16, 128>) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attributes.binaryVersion >= 90;
+}
+
+void configure_forward_sm90(DType dtype, int head_dim) { dispatch<ConfigureForwardSm90>(dtype, head_dim); }
+
+void launch_forward_sm90(const ForwardParams& params, DType dtype, int head_dim, int* item_counter, int sm_count,
+                         cudaStream_t stream) {
+  dispatch<LaunchForwardSm90>(dtype, head_dim, params, item_counter, sm_count, stream);
+}
+
+}  // namespace lcab::kernels::flash

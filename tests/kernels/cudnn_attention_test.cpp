@@ -1,0 +1,361 @@
+// The cudnn implementation: which masks map to cuDNN and how (host cases), which problems it claims on the
+// loaded cuDNN (GPU), and its results against the fp64 reference on masks cuDNN runs without ragged batches, for
+// every dtype x head dim x GQA ratio (GPU; attention_gpu_test.cpp covers documents and every mask pattern).
+//
+// Tolerances are those of attention_gpu_test.cpp, for the same reasons (relative Frobenius error: bf16 < 1e-2,
+// fp16 < 3e-3, since inputs are exact in the element type and only the kernel's roundings of P, dS and the outputs
+// remain; lse absolute < 2e-3). Outputs are poisoned with NaN first, so unwritten elements fail.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attention_reference.h"
+#include "kernels/attention.h"
+#include "kernels/cudnn_attention.h"
+#include "kernels/cudnn_mask.h"
+#include "model/mask_spec.h"
+
+namespace lcab::kernels::testing {
+namespace {
+
+CudnnMaskFit fit_pattern(const std::string& spec, int64_t seqlen) {
+  const Mask mask = make_mask(spec, seqlen);
+  return fit_cudnn_mask(seqlen, seqlen, mask.slices());
+}
+
+std::vector<Slice> documents(const std::vector<int64_t>& lengths, SliceType type) {
+  std::vector<Slice> slices;
+  int64_t begin = 0;
+  for (int64_t length : lengths) {
+    slices.push_back({begin, begin + length, begin, begin + length, type});
+    begin += length;
+  }
+  return slices;
+}
+
+TEST(CudnnMaskFit, FullAndCausal) {
+  const CudnnMaskFit full = fit_pattern("full", 1000);
+  ASSERT_TRUE(full.fits) << full.reason;
+  EXPECT_FALSE(full.model.left_bound);
+  EXPECT_FALSE(full.model.right_bound);
+  EXPECT_EQ(full.model.document_lengths, std::vector<int64_t>{1000});
+
+  const CudnnMaskFit causal = fit_pattern("causal", 1000);
+  ASSERT_TRUE(causal.fits) << causal.reason;
+  EXPECT_FALSE(causal.model.left_bound);
+  ASSERT_TRUE(causal.model.right_bound);
+  EXPECT_EQ(*causal.model.right_bound, 0);
+  EXPECT_EQ(causal.model.diagonal_offset, 0);
+  EXPECT_FALSE(causal.model.documents());
+}
+
+TEST(CudnnMaskFit, RectangularCausalIsBottomRight) {
+  const CudnnMaskFit fit = fit_cudnn_mask(200, 333, {{0, 200, 0, 333, SliceType::kCausal}});
+  ASSERT_TRUE(fit.fits) << fit.reason;
+  EXPECT_EQ(fit.model.diagonal_offset, 133);
+  ASSERT_TRUE(fit.model.right_bound);
+  EXPECT_EQ(*fit.model.right_bound, 0);
+  EXPECT_FALSE(fit.model.left_bound);
+}
+
+TEST(CudnnMaskFit, SlidingWindows) {
+  // Row i sees [i - 100, i + 100]: cuDNN keeps j > i - left and j <= i + right.
+  const CudnnMaskFit band = fit_pattern("sliding_window:window=100", 1000);
+  ASSERT_TRUE(band.fits) << band.reason;
+  EXPECT_EQ(band.model.left_bound.value_or(-1), 101);
+  EXPECT_EQ(band.model.right_bound.value_or(-1), 100);
+  const CudnnMaskFit causal_band = fit_pattern("sliding_window_causal:window=64", 1000);
+  ASSERT_TRUE(causal_band.fits) << causal_band.reason;
+  EXPECT_EQ(causal_band.model.left_bound.value_or(-1), 65);
+  EXPECT_EQ(causal_band.model.right_bound.value_or(-1), 0);
+  // A window wider than the sequence is plain causal.
+  const CudnnMaskFit wide = fit_pattern("sliding_window_causal:window=5000", 1000);
+  ASSERT_TRUE(wide.fits) << wide.reason;
+  EXPECT_FALSE(wide.model.left_bound);
+  EXPECT_EQ(wide.model.right_bound.value_or(-1), 0);
+}
+
+TEST(CudnnMaskFit, DocumentsIncludingOneTokenOnes) {
+  const std::vector<int64_t> lengths{1, 1, 3, 1, 70, 1, 130, 1, 1, 64, 1, 29};
+  int64_t total = 0;
+  for (int64_t n : lengths) total += n;
+  const CudnnMaskFit causal = fit_cudnn_mask(total, total, documents(lengths, SliceType::kCausal));
+  ASSERT_TRUE(causal.fits) << causal.reason;
+  EXPECT_EQ(causal.model.document_lengths, lengths);
+  EXPECT_EQ(causal.model.right_bound.value_or(-1), 0);
+  EXPECT_FALSE(causal.model.left_bound);
+  const CudnnMaskFit full = fit_cudnn_mask(total, total, documents(lengths, SliceType::kFull));
+  ASSERT_TRUE(full.fits) << full.reason;
+  EXPECT_EQ(full.model.document_lengths, lengths);
+  EXPECT_FALSE(full.model.right_bound);
+  const CudnnMaskFit pattern = fit_pattern("causal_document", 4096);
+  ASSERT_TRUE(pattern.fits) << pattern.reason;
+  EXPECT_EQ(pattern.model.document_lengths, make_mask("causal_document", 4096).info().document_lengths);
+}
+
+TEST(CudnnMaskFit, RejectsWhatCudnnCannotExpress) {
+  // Rows 300..349 see no key.
+  EXPECT_FALSE(fit_cudnn_mask(350, 350, {{0, 300, 0, 100, SliceType::kCausal}}).fits);
+  // Two ranges in one row (global tokens + window), prefix-LM, block-sparse.
+  for (const char* spec : {"global_sliding_window:global=16,window=64", "prefix_lm_causal", "share_question",
+                           "block_sparse:density=0.3,block=64,seed=1", "block_causal_document"}) {
+    const CudnnMaskFit fit = fit_pattern(spec, 8192);
+    EXPECT_FALSE(fit.fits) << spec;
+    EXPECT_FALSE(fit.reason.empty()) << spec;
+  }
+  // Keys strictly below the diagonal.
+  EXPECT_FALSE(fit_cudnn_mask(100, 100, {{1, 100, 0, 99, SliceType::kCausal}}).fits);
+}
+
+// ---- GPU ---------------------------------------------------------------------------------------------------------
+
+bool gpu_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+const AttentionImpl* find_cudnn(AttentionRegistry& registry) {
+  register_all(registry);
+  for (const std::string& name : registry.names()) {
+    if (name == "cudnn") return &registry.find(name);
+  }
+  return nullptr;
+}
+
+AttentionProblem problem_of(std::vector<Slice> slices, int64_t sq, int64_t sk, int64_t heads, int64_t kv_heads,
+                            int64_t head_dim, DType dtype, int64_t batch = 1) {
+  AttentionProblem p;
+  p.batch = batch;
+  p.heads = heads;
+  p.kv_heads = kv_heads;
+  p.head_dim = head_dim;
+  p.dtype = dtype;
+  p.seqlen_q = sq;
+  p.seqlen_k = sk;
+  p.slices = {std::move(slices)};
+  return p;
+}
+
+TEST(CudnnAttention, ClaimsTheMasksItMapsOnTheLoadedVersion) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  AttentionRegistry registry;
+  const AttentionImpl* cudnn = find_cudnn(registry);
+  ASSERT_NE(cudnn, nullptr) << "cudnn is not registered although the build found cuDNN";
+  const int64_t version = cudnn_runtime_version();
+  std::cout << "cuDNN loaded " << cudnn_version_string(version) << ", compiled against "
+            << cudnn_version_string(cudnn_compiled_version()) << "\n";
+  int major = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  if (version < 90600 || major < 9) GTEST_SKIP() << "expectations below are for cuDNN >= 9.6 on Hopper or newer";
+  const DType bf16 = DType::kBf16;
+  struct Expectation {
+    const char* name;
+    AttentionProblem problem;
+  };
+  const std::vector<Expectation> supported = {
+      {"full", problem_of({{0, 256, 0, 256, SliceType::kFull}}, 256, 256, 8, 2, 128, bf16)},
+      {"causal", problem_of({{0, 300, 0, 300, SliceType::kCausal}}, 300, 300, 8, 2, 128, bf16)},
+      {"rectangular causal", problem_of({{0, 200, 0, 333, SliceType::kCausal}}, 200, 333, 8, 2, 128, bf16)},
+      {"causal documents", problem_of(documents({37, 150, 1, 200}, SliceType::kCausal), 388, 388, 8, 1, 64, bf16)},
+      {"full documents", problem_of(documents({1, 2, 1, 140}, SliceType::kFull), 144, 144, 8, 8, 64, bf16)},
+      {"sliding window causal", make_problem(make_mask("sliding_window_causal:window=64", 1000), 1, 4, 2, 128, bf16)},
+  };
+  for (const Expectation& e : supported) {
+    for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+      const Support s = cudnn->supports(e.problem, pass);
+      EXPECT_TRUE(s.supported) << e.name << ": " << s.reason;
+    }
+  }
+  const std::vector<Expectation> unsupported = {
+      {"rows without keys", problem_of({{0, 300, 0, 100, SliceType::kCausal}}, 350, 350, 8, 2, 128, bf16)},
+      {"prefix lm", make_problem(make_mask("prefix_lm_causal", 1000), 1, 4, 2, 128, bf16)},
+      {"head dim 300", problem_of({{0, 64, 0, 64, SliceType::kFull}}, 64, 64, 4, 4, 300, bf16)},
+  };
+  for (const Expectation& e : unsupported) {
+    const Support s = cudnn->supports(e.problem, Pass::kForward);
+    EXPECT_FALSE(s.supported) << e.name;
+    EXPECT_FALSE(s.reason.empty()) << e.name;
+  }
+  // What every registered pattern gets (for the record; the main kernel test runs the supported ones).
+  for (const MaskPattern& pattern : builtin_mask_patterns().patterns()) {
+    if (pattern.name == "file") continue;
+    const AttentionProblem p = make_problem(builtin_mask_patterns().make(pattern.name, 1000, 2), 1, 4, 2, 128, bf16);
+    const Support s = cudnn->supports(p, Pass::kBackward);
+    std::cout << "cudnn " << pattern.name << ": " << (s.supported ? "supported" : "unsupported: " + s.reason)
+              << "\n";
+  }
+}
+
+// -- against the fp64 reference ------------------------------------------------------------------------------------
+
+uint16_t to_bits(double value, DType dtype) {
+  if (dtype == DType::kBf16) return __nv_bfloat16_raw(__float2bfloat16_rn(static_cast<float>(value))).x;
+  return __half_raw(__float2half_rn(static_cast<float>(value))).x;
+}
+
+double from_bits(uint16_t bits, DType dtype) {
+  if (dtype == DType::kBf16) {
+    __nv_bfloat16_raw raw;
+    raw.x = bits;
+    return static_cast<double>(__bfloat162float(__nv_bfloat16(raw)));
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return static_cast<double>(__half2float(__half(raw)));
+}
+
+struct DeviceTensor {
+  explicit DeviceTensor(size_t bytes) : bytes(bytes) { EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess); }
+  ~DeviceTensor() { cudaFree(data); }
+  DeviceTensor(const DeviceTensor&) = delete;
+  DeviceTensor& operator=(const DeviceTensor&) = delete;
+  void* data = nullptr;
+  size_t bytes;
+};
+
+double relative_error(const std::vector<double>& x, const std::vector<double>& ref) {
+  double diff = 0;
+  double norm = 0;
+  for (size_t n = 0; n < ref.size(); ++n) {
+    diff += (x[n] - ref[n]) * (x[n] - ref[n]);
+    norm += ref[n] * ref[n];
+  }
+  return std::sqrt(diff / norm);  // NaN when x holds NaN (an unwritten, poisoned element)
+}
+
+void expect_matches_reference(const AttentionImpl& impl, const AttentionProblem& p, uint64_t seed) {
+  const size_t q_count = static_cast<size_t>(p.batch * p.seqlen_q * p.heads * p.head_dim);
+  const size_t kv_count = static_cast<size_t>(p.batch * p.seqlen_k * p.kv_heads * p.head_dim);
+  const size_t lse_count = static_cast<size_t>(p.batch * p.heads * p.seqlen_q);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  AttentionTensors x;
+  std::vector<std::vector<uint16_t>> bits(4);
+  std::vector<double>* values[4] = {&x.q, &x.k, &x.v, &x.dout};
+  const size_t counts[4] = {q_count, kv_count, kv_count, q_count};
+  for (int t = 0; t < 4; ++t) {
+    bits[t].resize(counts[t]);
+    values[t]->resize(counts[t]);
+    for (size_t n = 0; n < counts[t]; ++n) {
+      bits[t][n] = to_bits(normal(rng), p.dtype);
+      (*values[t])[n] = from_bits(bits[t][n], p.dtype);
+    }
+  }
+  const ReferenceResult ref = reference_attention(p, x);
+
+  DeviceTensor q(q_count * 2), k(kv_count * 2), v(kv_count * 2), dout(q_count * 2), out(q_count * 2),
+      dq(q_count * 2), dk(kv_count * 2), dv(kv_count * 2), lse(lse_count * 4);
+  DeviceTensor* inputs[4] = {&q, &k, &v, &dout};
+  for (int t = 0; t < 4; ++t) {
+    ASSERT_EQ(cudaMemcpy(inputs[t]->data, bits[t].data(), inputs[t]->bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  for (DeviceTensor* t : {&out, &dq, &dk, &dv, &lse}) ASSERT_EQ(cudaMemset(t->data, 0xff, t->bytes), cudaSuccess);
+  std::unique_ptr<AttentionPlan> plan = impl.prepare(p);
+  plan->forward({q.data, k.data, v.data, out.data, static_cast<float*>(lse.data), nullptr});
+  plan->backward({q.data, k.data, v.data, out.data, dout.data, static_cast<const float*>(lse.data), dq.data, dk.data,
+                  dv.data, nullptr});
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  auto download = [&](const DeviceTensor& t, size_t count) {
+    std::vector<uint16_t> raw(count);
+    EXPECT_EQ(cudaMemcpy(raw.data(), t.data, count * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    std::vector<double> result(count);
+    for (size_t n = 0; n < count; ++n) result[n] = from_bits(raw[n], p.dtype);
+    return result;
+  };
+  const double tolerance = p.dtype == DType::kBf16 ? 1e-2 : 3e-3;
+  EXPECT_LT(relative_error(download(out, q_count), ref.out), tolerance) << "out";
+  EXPECT_LT(relative_error(download(dq, q_count), ref.dq), tolerance) << "dq";
+  EXPECT_LT(relative_error(download(dk, kv_count), ref.dk), tolerance) << "dk";
+  EXPECT_LT(relative_error(download(dv, kv_count), ref.dv), tolerance) << "dv";
+  std::vector<float> lse_values(lse_count);
+  ASSERT_EQ(cudaMemcpy(lse_values.data(), lse.data, lse.bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  size_t bad = 0;
+  for (size_t n = 0; n < lse_count; ++n) {
+    if (!(std::abs(lse_values[n] - ref.lse[n]) < 2e-3) && bad++ < 3) {
+      ADD_FAILURE() << "lse[" << n << "] = " << lse_values[n] << ", reference " << ref.lse[n];
+    }
+  }
+  EXPECT_EQ(bad, 0u) << "lse entries off";
+}
+
+TEST(CudnnAttention, EveryDtypeHeadDimAndGqaRatioMatchesReference) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  AttentionRegistry registry;
+  const AttentionImpl* cudnn = find_cudnn(registry);
+  ASSERT_NE(cudnn, nullptr);
+  const int64_t s = 300;  // not a multiple of any tile
+  uint64_t seed = 77;
+  auto run = [&](const char* spec, DType dtype, int64_t head_dim, int64_t kv_heads, int64_t batch) {
+    const AttentionProblem p = make_problem(make_mask(spec, s), batch, 8, kv_heads, head_dim, dtype);
+    const std::string name = std::string(spec) + " " + to_string(dtype) + " hd" + std::to_string(head_dim) +
+                             " gqa" + std::to_string(8 / kv_heads) + " batch" + std::to_string(batch);
+    SCOPED_TRACE(name);
+    const Support support = cudnn->supports(p, Pass::kBackward);
+    if (!support.supported) {
+      std::cout << "[ unsupported ] cudnn " << name << ": " << support.reason << "\n";
+      return;
+    }
+    expect_matches_reference(*cudnn, p, seed++);
+  };
+  // Full and causal over the whole grid; the windows (the same GQA and dtype code paths) on two corners of it.
+  for (const char* spec : {"full", "causal"}) {
+    for (DType dtype : {DType::kBf16, DType::kFp16}) {
+      for (int64_t head_dim : {64, 128}) {
+        for (int64_t kv_heads : {8, 2, 1}) run(spec, dtype, head_dim, kv_heads, 1);
+      }
+    }
+  }
+  for (const char* spec : {"sliding_window_causal:window=64", "sliding_window:window=50"}) {
+    run(spec, DType::kBf16, 128, 2, 1);
+    run(spec, DType::kFp16, 64, 8, 2);
+  }
+}
+
+// Windows over more than 1024 keys (cuDNN 9.14.0 has a known bug with non-causal windows there; cudnn refuses
+// only a left bound without a right bound, as cudnn-frontend does).
+TEST(CudnnAttention, WindowsOverMoreThan1024KeysMatchReference) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  AttentionRegistry registry;
+  const AttentionImpl* cudnn = find_cudnn(registry);
+  ASSERT_NE(cudnn, nullptr);
+  for (const char* spec : {"sliding_window:window=700", "sliding_window_causal:window=700"}) {
+    const AttentionProblem p = make_problem(make_mask(spec, 2500), 1, 2, 1, 64, DType::kBf16);
+    SCOPED_TRACE(spec);
+    const Support support = cudnn->supports(p, Pass::kBackward);
+    if (!support.supported) {
+      std::cout << "[ unsupported ] cudnn " << spec << " at 2500: " << support.reason << "\n";
+      continue;
+    }
+    expect_matches_reference(*cudnn, p, 99);
+  }
+}
+
+// Document masks past 2^31 elements (e.g. 256K tokens x 64 heads x 128) need int64 ragged offsets; the same
+// path is forced here at a small size.
+TEST(CudnnAttention, Int64RaggedOffsetsMatchReference) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  const std::unique_ptr<AttentionImpl> cudnn = make_cudnn_attention_with_int32_offsets_up_to(0);
+  for (int64_t kv_heads : {8, 2}) {
+    const AttentionProblem p =
+        problem_of(documents({37, 150, 1, 200}, SliceType::kCausal), 388, 388, 8, kv_heads, 128, DType::kBf16, 2);
+    SCOPED_TRACE("kv_heads " + std::to_string(kv_heads));
+    const Support support = cudnn->supports(p, Pass::kBackward);
+    if (!support.supported) {
+      std::cout << "[ unsupported ] cudnn with int64 ragged offsets: " << support.reason << "\n";
+      continue;
+    }
+    expect_matches_reference(*cudnn, p, 5 + kv_heads);
+  }
+}
+
+}  // namespace
+}  // namespace lcab::kernels::testing
