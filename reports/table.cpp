@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 
 #include "model/error.h"
 
@@ -16,7 +17,9 @@ void Table::add_row(std::vector<std::string> cells) {
 }
 
 namespace {
-bool looks_numeric(const std::string& s) {
+bool looks_numeric(const std::string& text) {
+  std::string_view s = text;
+  if (s.size() > 2 && (s[0] == '>' || s[0] == '<') && s[1] == ' ') s.remove_prefix(2);  // a bound: "> 12.345"
   if (s.empty()) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
     return (c >= '0' && c <= '9') || c == '.' || c == ',' || c == '-' || c == '+' || c == 'e' || c == '%' ||

@@ -24,13 +24,19 @@ Table plan_table(const perf::Plan& plan, const std::vector<cp::Pass>& passes, in
     ++rank;
     const perf::CpPrediction& p = e.prediction;
     std::vector<std::string> row = {std::to_string(rank), perf::describe_config(p.config)};
-    for (const perf::PassPrediction& pp : p.passes) row.push_back(format_ms(pp.simulation.time_us));
-    const double t = p.time_us();
-    row.push_back(format_ms(t));
-    row.push_back(format_fixed(t > 0 ? p.flops() / t * 1e-6 / static_cast<double>(gpus) : 0, 1));
-    row.push_back(format_ms(p.exposed_comm_us()));
-    row.push_back(format_fixed(p.imbalance(), 3));
-    row.push_back(format_bytes(static_cast<double>(p.peak_mem_bytes())));
+    if (e.pruned) {  // not simulated: only its lower bound is known (see PlanRequest::prune)
+      for (const perf::PassBound& b : e.bound.pass_bounds) row.push_back("> " + format_ms(b.time_lower_bound_us));
+      row.push_back("> " + format_ms(e.bound.time_lower_bound_us));
+      for (int n = 0; n < 3; ++n) row.push_back("-");
+    } else {
+      for (const perf::PassPrediction& pp : p.passes) row.push_back(format_ms(pp.simulation.time_us));
+      const double t = p.time_us();
+      row.push_back(format_ms(t));
+      row.push_back(format_fixed(t > 0 ? p.flops() / t * 1e-6 / static_cast<double>(gpus) : 0, 1));
+      row.push_back(format_ms(p.exposed_comm_us()));
+      row.push_back(format_fixed(p.imbalance(), 3));
+    }
+    row.push_back(format_bytes(static_cast<double>(e.bound.peak_mem_bytes)));
     row.push_back(e.fits ? "yes" : "no (oom)");
     table.add_row(std::move(row));
   }
@@ -54,6 +60,7 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
   int threads = 0;
   size_t top = 0;
   bool show_skipped = false;
+  bool exact = false;
   cli::add_workload_options(desc, text, opts);
   cli::add_cluster_options(desc, cluster_text, cluster);
   desc.add_options()
@@ -62,7 +69,9 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
       ("memory-limit-gib", cli::po::value(&memory_limit_gib)->default_value(0), "memory a rank may use for attention (default: the GPU's memory)")
       ("top", cli::po::value(&top)->default_value(0), "show only the N fastest configs (records keep all)")
       ("threads", cli::po::value(&threads)->default_value(0), "worker threads (default: all hardware threads)")
-      ("show-skipped", cli::po::bool_switch(&show_skipped), "list the configs the methods reject, with why");
+      ("show-skipped", cli::po::bool_switch(&show_skipped), "list the configs the methods reject, with why")
+      ("exact", cli::po::bool_switch(&exact),
+       "simulate every config (default: configs bounded above every simulated time are shown with their bound)");
   cli::add_output_options(desc, out);
   if (!cli::parse_or_help(args, desc, "lcab-predict plan --gpus P [--gpus-per-node G] --mask SPEC --seqlen S"))
     return 0;
@@ -84,6 +93,7 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
   if (!windows_text.empty()) request.windows = parse_token_list(windows_text);
   request.memory_limit_bytes = static_cast<int64_t>(memory_limit_gib * 1073741824.0);
   request.threads = threads;
+  request.prune = !exact;
   for (const std::string& spec : opts.masks) {
     for (int64_t seqlen : opts.seqlens) {
       request.workload = make_workload(spec, seqlen, opts, opts.heads[0], opts.kv_heads[0], opts.head_dims[0]);
@@ -91,9 +101,10 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
         const perf::ClusterShape shape{gpus, cluster.gpus_per_node};
         const perf::Plan plan = perf::make_plan(profile, shape, request);
         for (const perf::PlanEntry& e : plan.entries) {
-          for (size_t n = 0; n < e.prediction.passes.size(); ++n) {
-            Record r = perf::cp_record(e.prediction, n, request.kernel, profile);
-            if (!e.fits) {
+          for (size_t n = 0; n < e.bound.passes.size(); ++n) {
+            Record r = e.pruned ? perf::cp_bound_record(e.bound, n, request.kernel, profile)
+                                : perf::cp_record(e.prediction, n, request.kernel, profile);
+            if (!e.fits && !e.pruned) {
               r.status = "oom";
               r.error = "needs " + format_bytes(static_cast<double>(e.prediction.peak_mem_bytes())) + " per rank, " +
                         format_bytes(static_cast<double>(plan.memory_limit_bytes)) + " available";
@@ -106,8 +117,10 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
                     << shape.nodes() << " x " << std::min(gpus, cluster.gpus_per_node) << "), " << opts.heads[0]
                     << "/" << opts.kv_heads[0] << " heads, hd " << opts.head_dims[0] << ", " << request.kernel.impl
                     << ", profile " << profile.name << " (" << profile.provenance.kind << "): "
-                    << plan.entries.size() << " configs ranked, " << plan.skipped.size() << " rejected, "
-                    << format_fixed(plan.elapsed_s, 2) << " s\n\n";
+                    << plan.entries.size() - plan.pruned() << " configs ranked";
+          if (plan.pruned() > 0)
+            std::cout << ", " << plan.pruned() << " not simulated (time lower bound above every ranked time: \"> ms\")";
+          std::cout << ", " << plan.skipped.size() << " rejected, " << format_fixed(plan.elapsed_s, 2) << " s\n\n";
         }
         print_table(plan_table(plan, request.passes, gpus, top), out);
         if (show_skipped && !stdout_taken) {

@@ -4,8 +4,8 @@
 // GRID.json: {"masks": ["causal", ...] | "all", "seqlens": ["4k", 65536, ...], "gpus": [8, 64, ...],
 //             "gpus_per_node": 8, "methods": [...], "configs": "all" | "one_per_method", "impl": "lcab_flash",
 //             "passes": ["fwd", "bwd"], "heads": 64, "kv_heads": 8, "head_dim": 128, "dtype": "bf16",
-//             "batch": 1, "profile": "h100_sxm", "threads": 0}
-// Only masks, seqlens and gpus are required.
+//             "batch": 1, "profile": "h100_sxm", "threads": 0, "prune": true}
+// Only masks, seqlens and gpus are required. "prune" as lcab-predict plan (false: as plan --exact).
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -62,13 +62,16 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
   }
   const std::vector<std::string> known = {"masks", "seqlens", "gpus", "gpus_per_node", "methods", "configs", "impl",
                                           "passes", "heads", "kv_heads", "head_dim", "dtype", "batch", "profile",
-                                          "threads"};
+                                          "threads", "prune"};
   for (const auto& [key, value] : grid.items())
     LCAB_CHECK(std::find(known.begin(), known.end(), key) != known.end(),
                "grid: unknown key '" << key << "'; valid: " << join(known));
   std::vector<std::string> masks;
-  if (grid.contains("masks") && grid["masks"].is_string() && grid["masks"] == "all") masks = builtin_mask_patterns().names();
-  else masks = strings(grid, "masks", {});
+  if (grid.contains("masks") && grid["masks"].is_string() && grid["masks"] == "all") {
+    for (const MaskPattern& p : builtin_mask_patterns().patterns()) masks.push_back(p.name);  // not "file:PATH"
+  } else {
+    masks = strings(grid, "masks", {});
+  }
   LCAB_CHECK(!masks.empty(), "grid: 'masks' must list mask specs or be \"all\"");
   const std::vector<int64_t> seqlens = tokens(grid, "seqlens");
   const std::vector<int64_t> gpus_list = tokens(grid, "gpus");
@@ -89,6 +92,7 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
   request.methods = strings(grid, "methods", {});
   request.one_config_per_method = configs == "one_per_method";
   request.threads = value_or<int>(grid, "threads", 0);
+  request.prune = value_or<bool>(grid, "prune", true);
   RecordSink sink(out, argc, argv);
   Table table({"mask", "seqlen", "gpus", "configs", "rejected", "best config", "best ms", "slowest ms", "plan s"});
   const auto started = std::chrono::steady_clock::now();
@@ -102,18 +106,24 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
         ++points;
         predictions += plan.entries.size();
         for (const perf::PlanEntry& e : plan.entries) {
-          for (size_t n = 0; n < e.prediction.passes.size(); ++n) {
+          for (size_t n = 0; n < e.bound.passes.size(); ++n) {
+            if (e.pruned) {
+              sink.write(perf::cp_bound_record(e.bound, n, request.kernel, profile));
+              continue;
+            }
             Record r = perf::cp_record(e.prediction, n, request.kernel, profile);
             if (!e.fits) r.status = "oom";
             sink.write(std::move(r));
           }
         }
         const bool any = !plan.entries.empty();
+        auto time_text = [](const perf::PlanEntry& e) {
+          return e.pruned ? "> " + format_ms(e.bound.time_lower_bound_us) : format_ms(e.prediction.time_us());
+        };
         table.add_row({spec, format_tokens(seqlen), std::to_string(gpus), std::to_string(plan.entries.size()),
                        std::to_string(plan.skipped.size()),
                        any ? perf::describe_config(plan.entries.front().prediction.config) : "-",
-                       any ? format_ms(plan.entries.front().prediction.time_us()) : "-",
-                       any ? format_ms(plan.entries.back().prediction.time_us()) : "-",
+                       any ? time_text(plan.entries.front()) : "-", any ? time_text(plan.entries.back()) : "-",
                        format_fixed(plan.elapsed_s, 3)});
         std::cerr << "lcab-predict sweep: [" << points << "/" << total << "] " << spec << " " << format_tokens(seqlen)
                   << " on " << gpus << " GPUs: " << plan.entries.size() << " configs in "

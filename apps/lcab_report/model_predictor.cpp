@@ -110,6 +110,7 @@ std::vector<Record> ModelPredictor::plan(const RecordKey& key) const {
     request.workload = base.workload;
     request.kernel = kernel_choice(key);
     request.passes = {cp::parse_pass(key.pass.empty() ? "fwd" : key.pass)};
+    request.prune = false;  // the report ranks every config with its time
     const perf::Plan plan = perf::make_plan(profile_, cluster, request);
     for (const perf::PlanEntry& entry : plan.entries) {
       if (entry.fits) records.push_back(perf::cp_record(entry.prediction, 0, request.kernel, profile_));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/cp/schedule.h"
+#include "model/cp/ulysses_ring_program.h"
 
 namespace lcab::cp {
 
@@ -24,6 +25,9 @@ struct CpMethod {
   std::function<CpConfig(CpConfig)> normalize;
   /// Builds the schedule of a normalized config.
   std::function<Schedule(const CpConfig&, Pass)> build;
+  /// Methods of the ulysses/ring engine also give the step program their schedule is made from, which the
+  /// lock-step simulator (model/perf/lockstep_simulator.h) plays without materializing it; empty for others.
+  std::function<UlyssesRingProgram(const CpConfig&, Pass)> program;
 };
 
 class CpMethodRegistry {

@@ -161,9 +161,10 @@ std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, Hea
       s.k_end -= k0;
       area += s.area();
     }
-    std::sort(list.begin(), list.end(), [](const Slice& a, const Slice& b) {
+    const auto by_position = [](const Slice& a, const Slice& b) {
       return a.q_begin != b.q_begin ? a.q_begin < b.q_begin : a.k_begin < b.k_begin;
-    });
+    };
+    if (!std::is_sorted(list.begin(), list.end(), by_position)) std::sort(list.begin(), list.end(), by_position);
     // q heads this list serves: all of q_heads for a shared mask, else those reading kv head kv_heads.begin + h
     int64_t q_count = q_heads.count();
     if (per_kv_head) {

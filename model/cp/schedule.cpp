@@ -75,10 +75,6 @@ std::string_view to_string(GroupKind kind) { return name_of(kind, kGroupNames); 
 std::string_view to_string(Stream stream) { return name_of(stream, kStreamNames); }
 std::string_view to_string(OpKind kind) { return name_of(kind, kOpNames); }
 
-bool is_communication(OpKind kind) {
-  return kind != OpKind::kCompute && kind != OpKind::kZero && kind != OpKind::kAdd;
-}
-
 int64_t TokenMap::rows() const {
   int64_t n = 0;
   for (const Segment& s : segments) n += s.length;
@@ -134,16 +130,6 @@ int64_t RankSchedule::compute_pairs() const {
   int64_t n = 0;
   for (const ComputeItem& item : items) n += item.pairs;
   return n;
-}
-
-int GridLayout::rank_of(int64_t u, int64_t p) const {
-  return static_cast<int>(placement == Placement::kUlyssesIntra ? p * ulysses + u : u * ring + p);
-}
-int64_t GridLayout::ulysses_index(int rank) const {
-  return placement == Placement::kUlyssesIntra ? rank % ulysses : rank / ring;
-}
-int64_t GridLayout::ring_position(int rank) const {
-  return placement == Placement::kUlyssesIntra ? rank / ulysses : rank % ring;
 }
 
 int64_t Schedule::total_pairs() const {

@@ -199,7 +199,9 @@ enum class OpKind : uint8_t {
   kAllToAll = 7,       ///< member i sends chunk j to member j; chunk_bytes per (i, j) pair
 };
 std::string_view to_string(OpKind kind);
-bool is_communication(OpKind kind);
+inline bool is_communication(OpKind kind) {
+  return kind != OpKind::kCompute && kind != OpKind::kZero && kind != OpKind::kAdd;
+}
 
 /// Rows [row_begin, row_begin + rows) of a buffer (all its heads unless stated otherwise by the op).
 struct BufferRegion {
@@ -302,9 +304,11 @@ struct GridLayout {
   int64_t windows = 1;  ///< W
   Placement placement = Placement::kUlyssesIntra;
   int64_t window_size() const { return ring / windows; }
-  int rank_of(int64_t u, int64_t p) const;  ///< ulysses_intra: p*U + u; ring_intra: u*R + p
-  int64_t ulysses_index(int rank) const;
-  int64_t ring_position(int rank) const;
+  int rank_of(int64_t u, int64_t p) const {  ///< ulysses_intra: p*U + u; ring_intra: u*R + p
+    return static_cast<int>(placement == Placement::kUlyssesIntra ? p * ulysses + u : u * ring + p);
+  }
+  int64_t ulysses_index(int rank) const { return placement == Placement::kUlyssesIntra ? rank % ulysses : rank / ring; }
+  int64_t ring_position(int rank) const { return placement == Placement::kUlyssesIntra ? rank / ulysses : rank % ring; }
 };
 
 struct Schedule {

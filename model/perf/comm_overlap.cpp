@@ -8,38 +8,13 @@
 
 namespace lcab::perf {
 
-std::vector<TimeInterval> merge_intervals(std::vector<TimeInterval> v) {
-  std::sort(v.begin(), v.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.begin < b.begin; });
-  std::vector<TimeInterval> out;
-  for (const TimeInterval& i : v) {
-    if (i.end <= i.begin) continue;
-    if (!out.empty() && i.begin <= out.back().end) out.back().end = std::max(out.back().end, i.end);
-    else out.push_back(i);
-  }
-  return out;
-}
-
-double total_length(const std::vector<TimeInterval>& merged) {
-  double total = 0;
-  for (const TimeInterval& i : merged) total += i.end - i.begin;
-  return total;
-}
-
-double covered_length(const std::vector<TimeInterval>& merged, double begin, double end) {
-  auto it = std::upper_bound(merged.begin(), merged.end(), begin,
-                             [](double x, const TimeInterval& i) { return x < i.end; });
-  double total = 0;
-  for (; it != merged.end() && it->begin < end; ++it) total += std::min(end, it->end) - std::max(begin, it->begin);
-  return total;
-}
-
 CommOverlap comm_overlap(std::vector<TimeInterval> compute, std::vector<TimeInterval> transfers) {
-  const std::vector<TimeInterval> busy = merge_intervals(std::move(compute));
-  const std::vector<TimeInterval> comm = merge_intervals(std::move(transfers));
+  const std::vector<TimeInterval> busy = merge(std::move(compute));
+  const std::vector<TimeInterval> comm = merge(std::move(transfers));
   CommOverlap split;
-  split.compute = total_length(busy);
-  split.comm = total_length(comm);
-  for (const TimeInterval& i : comm) split.exposed += (i.end - i.begin) - covered_length(busy, i.begin, i.end);
+  split.compute = length(busy);
+  split.comm = length(comm);
+  split.exposed = minus_length(comm, busy);
   return split;
 }
 

@@ -17,21 +17,13 @@
 #include <vector>
 
 #include "model/cp/schedule.h"
+#include "model/perf/intervals.h"
 
 namespace lcab::perf {
 
-/// [begin, end) on one clock; the unit is the caller's (microseconds in the simulator, ms in measurements).
-struct TimeInterval {
-  double begin = 0;
-  double end = 0;
-};
-
-/// Sorted, disjoint union of intervals (empty ones dropped).
-std::vector<TimeInterval> merge_intervals(std::vector<TimeInterval> intervals);
-/// Total length of a merged list.
-double total_length(const std::vector<TimeInterval>& merged);
-/// Length of [begin, end) covered by a merged list.
-double covered_length(const std::vector<TimeInterval>& merged, double begin, double end);
+/// [begin, end) on one clock; the unit is the caller's (microseconds in the simulator, ms in measurements). Unions
+/// and coverage of such intervals: intervals.h.
+using TimeInterval = Interval;
 
 /// One rank's split, in the unit of its intervals.
 struct CommOverlap {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/error.h"
+#include "model/perf/lockstep_simulator.h"
 
 namespace lcab::perf {
 
@@ -32,8 +33,10 @@ double CpPrediction::flops() const {
   return f;
 }
 
-CpPredictor::CpPredictor(HardwareProfile profile, ClusterShape cluster)
-    : profile_(std::move(profile)), cluster_(cluster) {
+CpPredictor::CpPredictor(HardwareProfile profile, ClusterShape cluster, std::shared_ptr<RingItemCostCache> items)
+    : profile_(std::move(profile)),
+      cluster_(cluster),
+      items_(items ? std::move(items) : std::make_shared<RingItemCostCache>()) {
   validate_cluster(cluster_);
 }
 
@@ -48,35 +51,105 @@ const KernelCostModel& CpPredictor::kernel_model(const std::string& impl, cp::Pa
   return *it->second;
 }
 
-CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
-                                  const std::vector<cp::Pass>& passes, PredictOptions options) {
-  LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
+cp::CpConfig CpPredictor::normalized(const cp::CpConfig& config) const {
   LCAB_CHECK(config.gpus <= cluster_.gpus, "config uses " << config.gpus << " GPUs but the cluster has "
                                                           << cluster_.gpus);
   cp::CpConfig wanted = config;
   wanted.gpus_per_node = cluster_.gpus_per_node;
+  return cp::normalize_config(wanted);
+}
+
+const CommCostModel& CpPredictor::comm_model(int64_t gpus) {
+  auto it = comm_.find(gpus);
+  if (it == comm_.end())
+    it = comm_.emplace(gpus, std::make_unique<CommCostModel>(profile_, ClusterShape{gpus, cluster_.gpus_per_node}))
+             .first;
+  return *it->second;
+}
+
+CpPredictor::Lockstep CpPredictor::lockstep(const cp::CpMethod& method, const cp::CpConfig& config,
+                                            const KernelChoice& kernel, const std::vector<cp::Pass>& passes) {
+  Lockstep l;
+  for (cp::Pass pass : passes) {
+    l.programs.push_back(method.program(config, pass));
+    l.models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, config.workload.head_dim, kernel.dtype);
+  }
+  l.items = items_->get(l.programs.front(), kernel.impl + "/" + kernel.dtype, l.models[0], l.models[1],
+                        profile_.executor_pass_rate());
+  return l;
+}
+
+CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
+                                  const std::vector<cp::Pass>& passes, PredictOptions options) {
+  LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
   CpPrediction prediction;
-  prediction.config = cp::normalize_config(wanted);
-  auto comm_it = comm_.find(prediction.config.gpus);
-  if (comm_it == comm_.end()) {
-    comm_it = comm_.emplace(prediction.config.gpus,
-                            std::make_unique<CommCostModel>(profile_, ClusterShape{prediction.config.gpus,
-                                                                                   cluster_.gpus_per_node}))
-                  .first;
+  prediction.config = normalized(config);
+  const CommCostModel& comm = comm_model(prediction.config.gpus);
+  const cp::CpMethod& method = cp::builtin_cp_methods().find(prediction.config.method);
+  if (options.summaries_only() && method.program) {
+    // Lock-step: the schedule is played as its program emits it; item costs come from a table shared by every
+    // candidate with the same sharding and heads (both passes in one table).
+    const Lockstep l = lockstep(method, prediction.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      PassPrediction p;
+      p.pass = passes[n];
+      p.simulation = simulate_lockstep(l.programs[n], *l.items,
+                                       cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm));
+      prediction.passes.push_back(std::move(p));
+    }
+    return prediction;
   }
   for (cp::Pass pass : passes) {
-    const int64_t head_dim = prediction.config.workload.head_dim;
-    const std::string dtype = kernel.dtype;
-    const KernelCostModel& model = kernel_model(kernel.impl, pass, head_dim, dtype);
+    const KernelCostModel& model = kernel_model(kernel.impl, pass, prediction.config.workload.head_dim, kernel.dtype);
     auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(prediction.config, pass));
     PassPrediction p;
     p.pass = pass;
-    p.simulation = simulate(*schedule, cost_models(profile_, model, *comm_it->second),
+    p.simulation = simulate(*schedule, cost_models(profile_, model, comm),
                             SimulationOptions{options.critical_path, options.keep_timings});
     if (options.keep_schedules) p.schedule = std::move(schedule);
     prediction.passes.push_back(std::move(p));
   }
   return prediction;
+}
+
+CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                           bool with_time_bound) {
+  LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
+  CpBound b;
+  b.config = normalized(config);
+  const CommCostModel& comm = comm_model(b.config.gpus);
+  const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
+  std::vector<PassBound> pass_bounds;
+  if (method.program) {
+    const Lockstep l = lockstep(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const cp::UlyssesRingProgram& program = l.programs[n];
+      pass_bounds.push_back(bound_lockstep(program, *l.items,
+                                           cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
+      const double played = ulysses_members_equivalent(program, *l.items, comm)
+                                ? static_cast<double>(program.layout().ring)
+                                : static_cast<double>(b.config.gpus);
+      b.work += played * program.num_steps();
+    }
+  } else {
+    b.work = static_cast<double>(b.config.gpus * passes.size());
+    b.passes = passes;
+    if (!with_time_bound) return b;
+    for (cp::Pass pass : passes) {
+      const KernelCostModel& model = kernel_model(kernel.impl, pass, b.config.workload.head_dim, kernel.dtype);
+      pass_bounds.push_back(perf::bound(cp::build_schedule(b.config, pass), cost_models(profile_, model, comm)));
+    }
+  }
+  b.passes = passes;
+  for (PassBound& p : pass_bounds) {
+    // A bound sums kernel times in another order than the play adds them up: a margin far above rounding keeps
+    // it below the simulated time also when a rank computes back to back.
+    p.time_lower_bound_us *= 1.0 - 1e-9;
+    b.time_lower_bound_us += p.time_lower_bound_us;
+    b.peak_mem_bytes = std::max(b.peak_mem_bytes, p.peak_mem_bytes);
+  }
+  b.pass_bounds = std::move(pass_bounds);
+  return b;
 }
 
 RecordKey cp_record_key(const cp::CpConfig& c, const KernelChoice& kernel, cp::Pass pass) {
@@ -130,6 +203,24 @@ Record cp_record(const CpPrediction& prediction, size_t pass_index, const Kernel
                               {"comm_ms", sim.critical_comm_us * 1e-3}};
   r.extra["sharding"] = std::string(cp::to_string(prediction.config.sharding));
   r.extra["dkv_home_overlap"] = prediction.config.overlap_dkv_home_hop;
+  return r;
+}
+
+Record cp_bound_record(const CpBound& bound, size_t pass_index, const KernelChoice& kernel,
+                       const HardwareProfile& profile) {
+  const PassBound& p = bound.pass_bounds.at(pass_index);
+  Record r;
+  r.source = "predicted";
+  r.kind = "cp";
+  r.key = cp_record_key(bound.config, kernel, bound.passes.at(pass_index));
+  r.status = "pruned";
+  r.error = "not simulated: its time lower bound is above the time of every simulated config of the plan";
+  r.area = bound.config.workload.mask->mean_area();
+  r.peak_mem_bytes = p.peak_mem_bytes;
+  r.device = DeviceInfo{profile.gpu.name, profile.sms(), ""};
+  r.extra["profile"] = profile.name;
+  r.extra["time_lower_bound_ms"] = p.time_lower_bound_us * 1e-3;
+  r.extra["sharding"] = std::string(cp::to_string(bound.config.sharding));
   return r;
 }
 

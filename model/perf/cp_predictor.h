@@ -12,6 +12,7 @@
 
 #include "model/cp/cp_method.h"
 #include "model/perf/cp_simulator.h"
+#include "model/perf/ring_item_cache.h"
 #include "model/record.h"
 
 namespace lcab::perf {
@@ -38,31 +39,65 @@ struct CpPrediction {
   double flops() const;
 };
 
+/// What a prediction keeps. Summaries only (all three false, as the planner asks) lets methods of the ulysses/ring
+/// engine be played by the lock-step simulator (lockstep_simulator.h): the same numbers without materializing
+/// the schedule; anything more plays the materialized schedule with simulate().
 struct PredictOptions {
   bool critical_path = true;
   bool keep_schedules = false;
   bool keep_timings = true;  ///< every op's and step's times (false: summaries only, as the planner wants)
+  bool summaries_only() const { return !critical_path && !keep_schedules && !keep_timings; }
+};
+
+/// A config before it is simulated (CpPredictor::bound): what the planner ranks candidates by and prunes with.
+struct CpBound {
+  cp::CpConfig config;              ///< normalized
+  std::vector<cp::Pass> passes;
+  std::vector<PassBound> pass_bounds;  ///< per pass, in the order of passes
+  double time_lower_bound_us = 0;   ///< summed over passes; the prediction's time_us() is never below it
+  int64_t peak_mem_bytes = 0;       ///< exactly the prediction's peak_mem_bytes()
+  double work = 0;                  ///< how long its simulation takes, relatively: ranks played x steps x passes
 };
 
 class CpPredictor {
  public:
-  /// The cluster's gpus bound every config's gpus; gpus_per_node comes from the cluster.
-  CpPredictor(HardwareProfile profile, ClusterShape cluster);
+  /// The cluster's gpus bound every config's gpus; gpus_per_node comes from the cluster. Item-cost tables of
+  /// lock-step predictions go to `items` (shared with other predictors, e.g. a plan's worker threads), or to a
+  /// cache of this predictor's own when null.
+  CpPredictor(HardwareProfile profile, ClusterShape cluster, std::shared_ptr<RingItemCostCache> items = nullptr);
   const HardwareProfile& profile() const { return profile_; }
   const ClusterShape& cluster() const { return cluster_; }
 
   /// Normalizes (throws lcab::Error with the method's message on an invalid config), builds and simulates.
   CpPrediction predict(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
                        PredictOptions options = {});
+  /// Normalizes (throwing as predict() does) and bounds the config without simulating it: exact peak memory and a
+  /// lower bound of its time (PassBound in cp_simulator.h), from the same item tables and schedules predict() uses.
+  /// with_time_bound false: only the normalized config and the work estimate, without building schedules (time
+  /// bound and peak memory 0) for methods that have no step program.
+  CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                bool with_time_bound = true);
   /// The kernel cost model of (impl, pass, head dim, dtype), made once.
   const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
                                       const std::string& dtype);
 
  private:
+  cp::CpConfig normalized(const cp::CpConfig& config) const;
+  const CommCostModel& comm_model(int64_t gpus);
+  /// Programs of the passes and their shared item table (methods of the ulysses/ring engine).
+  struct Lockstep {
+    std::vector<cp::UlyssesRingProgram> programs;
+    std::shared_ptr<const RingItemCosts> items;
+    const KernelCostModel* models[2] = {nullptr, nullptr};
+  };
+  Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
+                    const std::vector<cp::Pass>& passes);
+
   HardwareProfile profile_;
   ClusterShape cluster_;
   std::map<int64_t, std::unique_ptr<CommCostModel>> comm_;  // by config gpus (groups of the cluster's ranks)
   std::map<std::tuple<std::string, int, int64_t, std::string>, std::unique_ptr<KernelCostModel>> kernels_;
+  std::shared_ptr<RingItemCostCache> items_;
 };
 
 /// The key fields of a CP record (DESIGN.md section 5) for one pass of a config, as a measurement would write
@@ -76,5 +111,9 @@ cp::CpConfig cp_config_from_key(const RecordKey& key, const ClusterShape& cluste
 /// A predicted "cp" record of one pass (status "ok"; time, tflops, flops, area, memory, breakdown).
 Record cp_record(const CpPrediction& prediction, size_t pass_index, const KernelChoice& kernel,
                  const HardwareProfile& profile);
+/// The record of one pass of a config the planner did not simulate (status "pruned", no time; peak memory, and
+/// the pass's time lower bound as extra.time_lower_bound_ms).
+Record cp_bound_record(const CpBound& bound, size_t pass_index, const KernelChoice& kernel,
+                       const HardwareProfile& profile);
 
 }  // namespace lcab::perf

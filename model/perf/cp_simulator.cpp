@@ -6,8 +6,6 @@
 #include <string>
 
 #include "model/error.h"
-#include "model/perf/a2a_staging.h"
-#include "model/perf/cp_item_passes.h"
 
 namespace lcab::perf {
 namespace {
@@ -15,25 +13,6 @@ namespace {
 using cp::OpKind;
 
 constexpr double kUnknown = -1.0;
-
-AttentionShape item_shape(const cp::ComputeItem& item, const cp::Workload& w) {
-  AttentionShape s;
-  s.batch = w.batch;
-  s.heads = item.q_heads.count();
-  s.kv_heads = item.kv_heads.count();
-  s.head_dim = w.head_dim;
-  s.dtype_bytes = w.dtype_bytes;
-  return s;
-}
-
-CollectiveOp collective_of(OpKind kind) {
-  switch (kind) {
-    case OpKind::kAllGather: return CollectiveOp::kAllGather;
-    case OpKind::kReduceScatter: return CollectiveOp::kReduceScatter;
-    case OpKind::kAllToAll: return CollectiveOp::kAllToAll;
-    default: return CollectiveOp::kSendRecv;
-  }
-}
 
 // The durations of every op, independent of timing (compute without overlap slowdown).
 struct OpCosts {
@@ -60,17 +39,12 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           const cp::ComputeItem& item = rs.items[op.index];
           const KernelCost& cost = m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(),
                                                          item_shape(item, schedule.config.workload));
-          // plus the executor's merge / accumulation passes around the call (cp_item_passes.h)
-          d[k] = cost.time_us + cp_item_pass_us(item, schedule.pass, schedule.config.workload, m.hbm_bytes_per_s);
+          d[k] = compute_op_us(cost.time_us, item, schedule.pass, schedule.config.workload, m.hbm_bytes_per_s);
           c.attention_flops[r][k] = cost.flops;
           break;
         }
         case OpKind::kZero:
-        case OpKind::kAdd: {
-          const double traffic = static_cast<double>(rs.memory_ops[op.index].bytes) * (op.kind == OpKind::kAdd ? 3 : 1);
-          d[k] = m.memory_op_launch_us + traffic / m.hbm_bytes_per_s * 1e6;
-          break;
-        }
+        case OpKind::kAdd: d[k] = memory_op_us(m, op.kind, rs.memory_ops[op.index].bytes); break;
         case OpKind::kSend:
         case OpKind::kRecv: {
           const cp::CommOp& comm = rs.comms[op.index];
@@ -82,9 +56,7 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           LCAB_CHECK(comm.group >= 0 && comm.group < static_cast<int>(spans.size()),
                      "rank " << r << " op " << k << ": collective names group " << comm.group << " of "
                              << spans.size());
-          d[k] = m.comm->collective_us(collective_of(op.kind), spans[comm.group], comm.chunk_bytes);
-          if (op.kind == OpKind::kAllToAll)  // the executor's pack/unpack/convert passes around the transfer
-            d[k] += a2a_staging_us(schedule, comm, spans[comm.group].members, m.hbm_bytes_per_s);
+          d[k] = collective_op_us(m, schedule, op.kind, spans[comm.group], comm);
         }
       }
     }
@@ -288,7 +260,7 @@ std::vector<std::vector<TimeInterval>> comm_unions(const cp::Schedule& s, const 
     std::vector<TimeInterval> v;
     for (size_t k = 0; k < t[r].size(); ++k)
       if (cp::is_communication(s.ranks[r].ops[k].kind)) v.push_back({t[r][k].start_us, t[r][k].end_us});
-    out[r] = merge_intervals(std::move(v));
+    out[r] = merge(std::move(v));
   }
   return out;
 }
@@ -333,16 +305,6 @@ std::vector<PathOp> critical_path(const cp::Schedule& s, const std::vector<std::
 }
 
 }  // namespace
-
-CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm) {
-  CpCostModels m;
-  m.kernel = &kernel;
-  m.comm = &comm;
-  m.overlap_slowdown = profile.overlap_slowdown.value;
-  m.hbm_bytes_per_s = profile.executor_pass_rate();
-  m.memory_op_launch_us = kernel.params().launch_us.value;
-  return m;
-}
 
 double CpSimulation::compute_max_us() const {
   double m = 0;
@@ -395,7 +357,7 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
     for (int r = 0; r < ranks; ++r) {
       for (size_t k = 0; k < slowed[r].size(); ++k) {
         if (schedule.ranks[r].ops[k].kind != OpKind::kCompute) continue;
-        const double overlap = covered_length(comm[r], timing[r][k].start_us, timing[r][k].end_us);
+        const double overlap = covered(comm[r], timing[r][k].start_us, timing[r][k].end_us);
         slowed[r][k] += (models.overlap_slowdown - 1.0) * overlap;
       }
     }
@@ -461,6 +423,32 @@ CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, 
   if (options.keep_timings) sim.ops = std::move(timing);
   else sim.steps.clear();
   return sim;
+}
+
+PassBound bound(const cp::Schedule& schedule, const CpCostModels& models) {
+  LCAB_CHECK(models.kernel && models.comm, "bound needs a kernel and a communication cost model");
+  const OpCosts costs = op_costs(schedule, models);
+  PassBound b;
+  const double least_speed = std::min(1.0, models.overlap_slowdown);
+  for (int r = 0; r < schedule.gpus(); ++r) {
+    const cp::RankSchedule& rs = schedule.ranks[r];
+    std::array<double, cp::kNumStreams> busy_us{};  // streams run their ops one at a time
+    int64_t workspace = 0;
+    for (size_t k = 0; k < rs.ops.size(); ++k) {
+      const cp::Op& op = rs.ops[k];
+      const double d = costs.duration_us[r][k];
+      busy_us[static_cast<int>(op.stream)] += op.kind == OpKind::kCompute ? least_speed * d : d;
+      if (op.kind != OpKind::kCompute) continue;
+      const cp::ComputeItem& item = rs.items[op.index];
+      workspace = std::max(workspace, attention_workspace_bytes(item_shape(item, schedule.config.workload),
+                                                                item.q_rows.length(), item.k_rows.length(),
+                                                                models.kernel->pass()));
+    }
+    for (double us : busy_us) b.time_lower_bound_us = std::max(b.time_lower_bound_us, us);
+    b.peak_mem_bytes = std::max(b.peak_mem_bytes, workspace);
+  }
+  b.peak_mem_bytes += schedule.peak_buffer_bytes();
+  return b;
 }
 
 void append_timeline(const cp::Schedule& schedule, const CpSimulation& sim, Timeline& timeline, double offset_us) {

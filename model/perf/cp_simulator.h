@@ -24,24 +24,11 @@
 #include <vector>
 
 #include "model/cp/schedule.h"
-#include "model/perf/comm_cost.h"
 #include "model/perf/comm_overlap.h"
-#include "model/perf/kernel_cost.h"
+#include "model/perf/cp_op_cost.h"
 #include "model/perf/timeline.h"
 
 namespace lcab::perf {
-
-/// The cost models a simulation uses (not owned). kernel must be for the schedule's pass.
-struct CpCostModels {
-  const KernelCostModel* kernel = nullptr;
-  const CommCostModel* comm = nullptr;
-  double overlap_slowdown = 1.0;
-  double hbm_bytes_per_s = 3.35e12;
-  double memory_op_launch_us = 3.0;
-};
-/// Cost models from a profile's parameters: fills overlap, the executor's pass bandwidth (hbm_bytes_per_s:
-/// HardwareProfile::executor_pass_rate) and the memory-op launch (the kernel's launch).
-CpCostModels cost_models(const HardwareProfile& profile, const KernelCostModel& kernel, const CommCostModel& comm);
 
 struct OpTiming {
   double issue_us = 0;  ///< when the op could start on its own (its stream and deps done)
@@ -97,6 +84,16 @@ struct SimulationOptions {
 
 /// Plays the schedule. Throws lcab::Error when the schedule cannot finish (an op waits forever), naming it.
 CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, SimulationOptions options = {});
+
+/// What a pass costs before it is played: the peak memory simulate() reports (timing plays no part in it) and a
+/// lower bound of its time. Every stream of a rank runs its ops one after another, compute ops for at least
+/// min(1, overlap slowdown) x their kernel time and transfers for at least their own side's time, so no pass ends
+/// before the busiest stream of any rank has run them all.
+struct PassBound {
+  double time_lower_bound_us = 0;
+  int64_t peak_mem_bytes = 0;
+};
+PassBound bound(const cp::Schedule& schedule, const CpCostModels& models);
 
 /// Events of the simulated timeline: one per op, on stream rows named as cp::to_string(Stream); time_offset_us
 /// shifts everything (a backward pass after its forward pass).

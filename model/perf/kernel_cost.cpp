@@ -14,7 +14,10 @@ uint64_t mix(uint64_t h, uint64_t v) {
   return h;
 }
 
-uint64_t hash_call(std::span<const std::vector<Slice>> slices, int64_t sq, int64_t sk, const AttentionShape& s) {
+}  // namespace
+
+uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t sq, int64_t sk,
+                             const AttentionShape& s) {
   uint64_t h = mix(mix(0, static_cast<uint64_t>(sq)), static_cast<uint64_t>(sk));
   for (int64_t v : {s.batch, s.heads, s.kv_heads, s.head_dim, s.dtype_bytes}) h = mix(h, static_cast<uint64_t>(v));
   for (const std::vector<Slice>& list : slices) {
@@ -29,6 +32,8 @@ uint64_t hash_call(std::span<const std::vector<Slice>> slices, int64_t sq, int64
   }
   return h;
 }
+
+namespace {
 
 bool is_column_item(KernelWorkItem item) { return item != KernelWorkItem::kQRowPerHead; }
 
@@ -180,7 +185,7 @@ const KernelCost& KernelCostModel::cached_cost(std::span<const std::vector<Slice
     uncached_ = cost(slices, seqlen_q, seqlen_k, shape);
     return uncached_;
   }
-  std::vector<CacheEntry>& bucket = cache_[hash_call(slices, seqlen_q, seqlen_k, shape)];
+  std::vector<CacheEntry>& bucket = cache_[attention_call_hash(slices, seqlen_q, seqlen_k, shape)];
   for (const CacheEntry& e : bucket) {
     if (e.seqlen_q == seqlen_q && e.seqlen_k == seqlen_k && same_shape(e.shape, shape) &&
         std::equal(e.slices.begin(), e.slices.end(), slices.begin(), slices.end()))

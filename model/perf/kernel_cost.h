@@ -46,6 +46,10 @@ struct KernelCost {
   double tflops() const { return time_us > 0 ? flops / time_us * 1e-6 : 0; }
 };
 
+/// Hash of a call's content (slices, lengths, shape): equal calls hash equal. For caches of kernel costs.
+uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
+                             const AttentionShape& shape);
+
 class KernelCostModel {
  public:
   /// params: one implementation, pass, head dim and dtype (HardwareProfile::kernel); sms: the GPU's SMs;

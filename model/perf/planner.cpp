@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -97,51 +98,180 @@ std::vector<cp::CpConfig> plan_candidates(const PlanRequest& request, const Clus
   return out;
 }
 
+size_t Plan::pruned() const {
+  return static_cast<size_t>(
+      std::count_if(entries.begin(), entries.end(), [](const PlanEntry& e) { return e.pruned; }));
+}
+
+namespace {
+
+// Runs work(worker) on `threads` threads (the caller's among them) and rethrows the first unexpected exception.
+template <class Work>
+void run_workers(int threads, Work&& work) {
+  std::mutex mutex;
+  std::exception_ptr unexpected;
+  auto guarded = [&](int worker) {
+    try {
+      work(worker);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!unexpected) unexpected = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(guarded, t);
+  guarded(0);
+  for (std::thread& t : pool) t.join();
+  if (unexpected) std::rethrow_exception(unexpected);
+}
+
+// Which candidates in bound order are simulated: the rule of PlanRequest::prune, decided in order although
+// workers simulate several at once (a decision that depends on unfinished simulations waits for them), so that
+// the outcome never depends on timing.
+class PruningOrder {
+ public:
+  PruningOrder(std::vector<size_t> order, std::vector<int> group, std::vector<double> bound_us, bool prune)
+      : order_(std::move(order)), group_(std::move(group)), bound_us_(std::move(bound_us)), prune_(prune) {}
+
+  // The next candidate to simulate (an index into the candidates), or nothing when the rest is pruned or done.
+  std::optional<size_t> next() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (next_ < order_.size()) {
+      const size_t c = order_[next_];
+      Group& g = groups_[group_[c]];
+      const bool simulate = !prune_ || g.simulated == 0 || bound_us_[c] < g.slowest_us;
+      if (simulate) {
+        ++next_;
+        ++g.simulated;
+        ++g.in_flight;
+        return c;
+      }
+      if (g.in_flight > 0) {  // the slowest time so far may still grow
+        finished_.wait(lock);
+        continue;
+      }
+      pruned_.push_back(c);  // and every later one of its group: their bounds are no lower
+      ++next_;
+    }
+    return std::nullopt;
+  }
+  // A simulation is done (time_us: its time; failed: it threw and does not count).
+  void done(size_t c, double time_us, bool failed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Group& g = groups_[group_[c]];
+    --g.in_flight;
+    if (failed) --g.simulated;
+    else g.slowest_us = std::max(g.slowest_us, time_us);
+    finished_.notify_all();
+  }
+  const std::vector<size_t>& pruned() const { return pruned_; }
+
+ private:
+  struct Group {
+    int simulated = 0;
+    int in_flight = 0;
+    double slowest_us = 0;
+  };
+  std::vector<size_t> order_;
+  std::vector<int> group_;
+  std::vector<double> bound_us_;
+  bool prune_;
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  size_t next_ = 0;
+  Group groups_[2];
+  std::vector<size_t> pruned_;
+};
+
+}  // namespace
+
 Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, const PlanRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   validate_cluster(cluster);
   LCAB_CHECK(request.workload.mask, "a plan needs a mask");
   const std::vector<cp::CpConfig> candidates = plan_candidates(request, cluster);
+  const size_t n = candidates.size();
   Plan plan;
   plan.memory_limit_bytes =
       request.memory_limit_bytes > 0 ? request.memory_limit_bytes : static_cast<int64_t>(profile.gpu.memory_bytes.value);
 
-  std::vector<std::optional<PlanEntry>> results(candidates.size());
-  std::vector<std::string> errors(candidates.size());
+  int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
+  // One predictor per worker (kernel caches are not shared); item tables are shared by all.
+  auto items = std::make_shared<RingItemCostCache>();
+  std::vector<std::unique_ptr<CpPredictor>> predictors;
+  for (int t = 0; t < threads; ++t) predictors.push_back(std::make_unique<CpPredictor>(profile, cluster, items));
+
+  // Bounds of every candidate; a config its method rejects is skipped with the method's reason.
+  std::vector<std::optional<CpBound>> bounds(n);
+  std::vector<std::string> errors(n);
   std::atomic<size_t> next{0};
-  std::mutex first_error_mutex;
-  std::exception_ptr unexpected;
-  auto worker = [&]() {
-    CpPredictor predictor(profile, cluster);
-    for (size_t n = next++; n < candidates.size(); n = next++) {
+  run_workers(threads, [&](int worker) {
+    for (size_t c = next++; c < n; c = next++) {
       try {
-        PlanEntry e;
-        e.prediction = predictor.predict(candidates[n], request.kernel, request.passes, PredictOptions{false, false, false});
-        e.fits = e.prediction.peak_mem_bytes() <= plan.memory_limit_bytes;
-        results[n] = std::move(e);
+        bounds[c] = predictors[worker]->bound(candidates[c], request.kernel, request.passes, request.prune);
       } catch (const Error& e) {
-        errors[n] = e.what();
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(first_error_mutex);
-        if (!unexpected) unexpected = std::current_exception();
+        errors[c] = e.what();
       }
     }
-  };
-  int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(candidates.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  if (unexpected) std::rethrow_exception(unexpected);
+  });
 
-  for (size_t n = 0; n < candidates.size(); ++n) {
-    if (results[n]) plan.entries.push_back(std::move(*results[n]));
-    else plan.skipped.push_back({candidates[n], errors[n]});
+  // Simulations in increasing order of bound, pruned as PlanRequest::prune says.
+  std::vector<size_t> order;
+  std::vector<int> group(n, 0);
+  std::vector<double> bound_us(n, 0);
+  for (size_t c = 0; c < n; ++c) {
+    if (!bounds[c]) continue;
+    order.push_back(c);
+    group[c] = bounds[c]->peak_mem_bytes <= plan.memory_limit_bytes ? 0 : 1;
+    bound_us[c] = bounds[c]->time_lower_bound_us;
+  }
+  if (request.prune) {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound_us[a] < bound_us[b]; });
+  } else {  // every candidate is simulated: the longest first, so that workers finish together
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bounds[a]->work > bounds[b]->work; });
+  }
+  PruningOrder pruning(order, group, bound_us, request.prune);
+  std::vector<std::optional<CpPrediction>> predictions(n);
+  run_workers(threads, [&](int worker) {
+    while (const std::optional<size_t> c = pruning.next()) {
+      try {
+        predictions[*c] = predictors[worker]->predict(candidates[*c], request.kernel, request.passes,
+                                                      PredictOptions{false, false, false});
+        pruning.done(*c, predictions[*c]->time_us(), false);
+      } catch (const Error& e) {
+        errors[*c] = e.what();
+        pruning.done(*c, 0, true);
+      } catch (...) {
+        pruning.done(*c, 0, true);
+        throw;
+      }
+    }
+  });
+
+  for (size_t c = 0; c < n; ++c) {
+    if (!bounds[c] || (!predictions[c] && !errors[c].empty())) {
+      plan.skipped.push_back({candidates[c], errors[c]});
+      continue;
+    }
+    PlanEntry e;
+    e.bound = *bounds[c];
+    e.fits = group[c] == 0;
+    if (predictions[c]) {
+      e.prediction = std::move(*predictions[c]);
+      e.bound.peak_mem_bytes = e.prediction.peak_mem_bytes();  // the same, or not bounded (PlanRequest::prune off)
+      e.fits = e.bound.peak_mem_bytes <= plan.memory_limit_bytes;
+    } else {
+      e.pruned = true;
+      e.prediction.config = e.bound.config;
+    }
+    plan.entries.push_back(std::move(e));
   }
   std::stable_sort(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& a, const PlanEntry& b) {
     if (a.fits != b.fits) return a.fits;
-    return a.prediction.time_us() < b.prediction.time_us();
+    if (a.pruned != b.pruned) return b.pruned;
+    return a.pruned ? a.bound.time_lower_bound_us < b.bound.time_lower_bound_us
+                    : a.prediction.time_us() < b.prediction.time_us();
   });
   plan.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return plan;

@@ -24,11 +24,18 @@ struct PlanRequest {
   bool one_config_per_method = false;
   /// Worker threads (each with its own predictor and caches); 0: the machine's hardware threads.
   int threads = 0;
+  /// Candidates are simulated in increasing order of their time lower bound (CpPredictor::bound); with prune, once
+  /// the next one's bound is at least the time of every config simulated so far (among those that fit, and among
+  /// those that do not, separately), it and all after it are not simulated: each is slower than every simulated
+  /// one, so the ranking of the simulated ones is exact and the pruned ones rank after them by their bound.
+  bool prune = true;
 };
 
 struct PlanEntry {
-  CpPrediction prediction;
-  bool fits = true;  ///< peak memory per rank within the limit
+  CpPrediction prediction;  ///< pruned: the normalized config only, no passes
+  bool fits = true;         ///< peak memory per rank within the limit (known exactly without simulating)
+  bool pruned = false;      ///< not simulated (see PlanRequest::prune): only bound.time_lower_bound_us is known
+  CpBound bound;            ///< time lower bound and exact peak memory
 };
 
 struct SkippedConfig {
@@ -37,10 +44,13 @@ struct SkippedConfig {
 };
 
 struct Plan {
-  std::vector<PlanEntry> entries;  ///< those that fit, fastest first, then those that do not, fastest first
+  /// Those that fit, then those that do not; in each, the simulated ones fastest first, then the pruned ones by
+  /// their lower bound.
+  std::vector<PlanEntry> entries;
   std::vector<SkippedConfig> skipped;
   int64_t memory_limit_bytes = 0;
   double elapsed_s = 0;
+  size_t pruned() const;  ///< entries not simulated
 };
 
 /// The configs a plan considers, before normalization (degrees, windows, placement set).

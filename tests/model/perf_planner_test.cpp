@@ -1,5 +1,6 @@
 #include "model/perf/planner.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <gtest/gtest.h>
@@ -47,7 +48,7 @@ TEST(PerfPlanner, PicksRingWhenOnlyPointToPointIsCheap) {
   const Plan plan = make_plan(p, {8, 8}, request("causal", 8192));
   ASSERT_FALSE(plan.entries.empty());
   EXPECT_EQ(plan.entries.front().prediction.config.method, "ring");
-  for (size_t n = 1; n < plan.entries.size(); ++n)
+  for (size_t n = 1; n < plan.entries.size() && !plan.entries[n].pruned; ++n)
     EXPECT_LE(plan.entries[n - 1].prediction.time_us(), plan.entries[n].prediction.time_us());
 }
 
@@ -97,6 +98,70 @@ TEST(PerfPlanner, InvalidConfigsAreSkippedWithWhatWouldBeValid) {
   bad.method = "nonesuch";
   EXPECT_THROW(predictor.predict(bad, {"test_impl", "bf16"}, {cp::Pass::kForward}), Error);
   EXPECT_THROW(make_plan(testing::simple_profile(), {12, 8}, request("causal", 8192)), Error);
+}
+
+TEST(PerfPlanner, PruningKeepsTheRankingOfSimulatedConfigsExact) {
+  // 64 H100s, full_document_long at 64K: the configs with the largest ring degrees are bounded above every
+  // simulated time. Against the exact plan: the simulated ones are its fastest, in its order and with its numbers;
+  // each pruned one is at least as slow as every simulated one and at least its bound; worker count plays no part.
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  PlanRequest r;
+  r.workload.mask = std::make_shared<Mask>(make_mask("full_document_long", 65536, 8));
+  r.threads = 2;
+  r.prune = false;
+  const Plan exact = make_plan(h100, {64, 8}, r);
+  r.prune = true;
+  const Plan pruned = make_plan(h100, {64, 8}, r);
+  r.threads = 1;
+  const Plan pruned_alone = make_plan(h100, {64, 8}, r);
+  EXPECT_EQ(exact.pruned(), 0u);
+  ASSERT_GT(pruned.pruned(), 0u);
+  ASSERT_EQ(pruned.entries.size(), exact.entries.size());
+  ASSERT_EQ(pruned_alone.entries.size(), pruned.entries.size());
+  double slowest_simulated = 0;
+  for (size_t n = 0; n < pruned.entries.size(); ++n) {
+    const PlanEntry& e = pruned.entries[n];
+    EXPECT_EQ(e.pruned, pruned_alone.entries[n].pruned);
+    EXPECT_EQ(describe_config(e.prediction.config), describe_config(pruned_alone.entries[n].prediction.config));
+    const auto same = std::find_if(exact.entries.begin(), exact.entries.end(), [&](const PlanEntry& x) {
+      return describe_config(x.prediction.config) == describe_config(e.prediction.config);
+    });
+    ASSERT_NE(same, exact.entries.end());
+    EXPECT_EQ(e.bound.peak_mem_bytes, same->prediction.peak_mem_bytes());
+    EXPECT_LE(e.bound.time_lower_bound_us, same->prediction.time_us());
+    if (!e.pruned) {
+      EXPECT_EQ(describe_config(e.prediction.config), describe_config(exact.entries[n].prediction.config)) << n;
+      EXPECT_EQ(e.prediction.time_us(), exact.entries[n].prediction.time_us());
+      slowest_simulated = std::max(slowest_simulated, e.prediction.time_us());
+    } else {
+      EXPECT_GE(e.bound.time_lower_bound_us, slowest_simulated) << describe_config(e.prediction.config);
+      EXPECT_GE(same->prediction.time_us(), slowest_simulated);
+    }
+  }
+}
+
+TEST(PerfPlanner, BoundsNeverExceedTheSimulatedTimeAndGiveItsPeakMemory) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  for (const char* mask : {"causal", "causal_document", "block_sparse", "sliding_window"}) {
+    PlanRequest r;
+    r.workload.mask = std::make_shared<Mask>(make_mask(mask, 32768, 8));
+    CpPredictor predictor(h100, {32, 8});
+    for (const cp::CpConfig& c : plan_candidates(r, {32, 8})) {
+      CpBound b;
+      try {
+        b = predictor.bound(c, r.kernel, r.passes);
+      } catch (const Error&) {
+        continue;  // rejected by its method
+      }
+      const CpPrediction p = predictor.predict(c, r.kernel, r.passes, PredictOptions{false, false, false});
+      EXPECT_EQ(b.peak_mem_bytes, p.peak_mem_bytes()) << describe_config(c) << " " << mask;
+      ASSERT_EQ(b.pass_bounds.size(), p.passes.size());
+      for (size_t n = 0; n < p.passes.size(); ++n) {
+        EXPECT_LE(b.pass_bounds[n].time_lower_bound_us, p.passes[n].simulation.time_us) << describe_config(c) << " " << mask;
+        EXPECT_GT(b.pass_bounds[n].time_lower_bound_us, 0) << describe_config(c) << " " << mask;
+      }
+    }
+  }
 }
 
 TEST(PerfPlanner, RecordsCarryTheKeyAMeasurementWouldUse) {

@@ -80,6 +80,14 @@ TEST(Table, MarkdownEscapesPipesAndCsvQuotes) {
   EXPECT_EQ(md.str().substr(0, md.str().find('\n')), "| mean \\|error\\| | name  |");
   EXPECT_EQ(csv.str(), "mean |error|,name\n1.5%,\"a,\"\"b\"\"\"\n");
   EXPECT_THROW(t.add_row({"only one"}), Error);
+  // Bounds ("> 12.5") are numbers too: the column stays right-aligned.
+  Table bounds({"ms"});
+  bounds.add_row({"1.250"});
+  bounds.add_row({"> 12.500"});
+  std::ostringstream aligned;
+  bounds.print_markdown(aligned);
+  EXPECT_NE(aligned.str().find("|    1.250 |"), std::string::npos) << aligned.str();
+  EXPECT_NE(aligned.str().find("-:"), std::string::npos) << aligned.str();
 }
 
 TEST(RecordSet, LaterRecordsOfTheSameCaseWin) {

@@ -1,0 +1,145 @@
+#include "model/perf/ring_item_costs.h"
+
+#include <limits>
+#include <unordered_map>
+
+#include "model/error.h"
+#include "model/perf/cp_op_cost.h"
+
+namespace lcab::perf {
+namespace {
+
+// Distinct item contents seen so far, for costing each once; contents are kept within a slice budget.
+class ItemKinds {
+ public:
+  // The kind of an item equal to a kept one, or -1.
+  int32_t find(uint64_t hash, const cp::ComputeItem& item, const AttentionShape& shape) const {
+    const auto it = by_hash_.find(hash);
+    if (it == by_hash_.end()) return -1;
+    for (int32_t kind : it->second) {
+      const Kept& k = kept_.at(static_cast<size_t>(kind));
+      if (k.q_rows == item.q_rows.length() && k.k_rows == item.k_rows.length() && k.shape.heads == shape.heads &&
+          k.shape.kv_heads == shape.kv_heads && k.slices == item.slices)
+        return k.kind;
+    }
+    return -1;
+  }
+  void keep(uint64_t hash, int32_t kind, const cp::ComputeItem& item, const AttentionShape& shape) {
+    size_t slices = 0;
+    for (const std::vector<Slice>& list : item.slices) slices += list.size();
+    if (kept_slices_ + slices > RingItemCosts::kMaxKeptSlices) return;
+    kept_slices_ += slices;
+    by_hash_[hash].push_back(static_cast<int32_t>(kept_.size()));
+    kept_.push_back({item.slices, item.q_rows.length(), item.k_rows.length(), shape, kind});
+  }
+
+ private:
+  struct Kept {
+    std::vector<std::vector<Slice>> slices;
+    int64_t q_rows, k_rows;
+    AttentionShape shape;
+    int32_t kind;
+  };
+  std::unordered_map<uint64_t, std::vector<int32_t>> by_hash_;  // -> indices into kept_
+  std::vector<Kept> kept_;
+  size_t kept_slices_ = 0;
+};
+
+}  // namespace
+
+RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
+                             const KernelCostModel* backward, double pass_bytes_per_s) {
+  const cp::Workload& wl = program.skeleton().config.workload;
+  const cp::GridLayout& layout = program.layout();
+  positions_ = layout.ring;
+  LCAB_CHECK(program.sharding().rows_per_position < std::numeric_limits<int32_t>::max(),
+             "ring positions of " << program.sharding().rows_per_position << " rows are too long for the item table");
+  const std::array<const KernelCostModel*, 2> models{forward, backward};
+  for (int pass = 0; pass < 2; ++pass) {
+    if (!models[pass]) continue;
+    has_pass_[pass] = true;
+    LCAB_CHECK((models[pass]->pass() == KernelPass::kBackward) == (pass == 1),
+               "the kernel model given for the " << cp::to_string(static_cast<cp::Pass>(pass)) << " pass is for "
+                                                 << models[pass]->params().pass);
+  }
+  // Members with the same head lists have identical items (make_item counts pairs per q head they compute).
+  const bool per_head = wl.mask->is_per_kv_head();
+  std::vector<int64_t> group_key;
+  for (int64_t u = 0; u < layout.ulysses; ++u) {
+    const int64_t key = per_head ? program.kv_heads(u).begin : 0;
+    int g = 0;
+    while (g < static_cast<int>(group_key.size()) && group_key[g] != key) ++g;
+    if (g == static_cast<int>(group_key.size())) {
+      group_key.push_back(key);
+      group_members_.push_back(u);
+    }
+    group_of_member_.push_back(g);
+  }
+  const int64_t R = positions_;
+  entries_.assign(static_cast<size_t>(groups()) * R * R, Entry{});
+
+  if (program.cuts_own_block()) own_parts_.assign(static_cast<size_t>(groups()) * R * 2, Entry{});
+
+  ItemKinds kinds;
+  // The entry of an item: its kind (costed when its content is new) and key rows.
+  const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
+    if (!item) return Entry{};
+    const AttentionShape shape = item_shape(*item, wl);
+    const int64_t q_rows = item->q_rows.length(), k_rows = item->k_rows.length();
+    const uint64_t hash = attention_call_hash(item->slices, q_rows, k_rows, shape);
+    int32_t kind = kinds.find(hash, *item, shape);
+    if (kind < 0) {
+      kind = static_cast<int32_t>(kinds_++);
+      for (int pass = 0; pass < 2; ++pass) {
+        if (!models[pass]) continue;
+        const KernelCost c = models[pass]->cost(item->slices, q_rows, k_rows, shape);
+        const double us = compute_op_us(c.time_us, *item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
+        costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
+      }
+      kinds.keep(hash, kind, *item, shape);
+    }
+    return Entry{kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
+  };
+  cp::MaskResolver resolver(*wl.mask);
+  for (int64_t pos = 0; pos < R; ++pos) {
+    resolver.resolve(program.sharding().positions[pos], program.index_of_positions());
+    for (int g = 0; g < groups(); ++g) {
+      for (int64_t source = 0; source < R; ++source)
+        entries_[index(g, pos, source)] = entry_of(program.item(resolver, group_members_[g], source));
+      if (own_parts_.empty()) continue;
+      for (cp::RingItemPart part : {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail})
+        own_parts_[(static_cast<size_t>(g) * R + pos) * 2 + (part == cp::RingItemPart::kOwnTail ? 1 : 0)] =
+            entry_of(program.item(resolver, group_members_[g], pos, part));
+    }
+  }
+}
+
+size_t RingItemCosts::index(int group, int64_t position, int64_t source) const {
+  // By distance: the ranks of a ring step read one distance (a window's ranks two), so a step reads consecutive
+  // entries.
+  const int64_t distance = position >= source ? position - source : position - source + positions_;
+  return (static_cast<size_t>(group) * positions_ + distance) * positions_ + position;
+}
+
+const RingItemCosts::Entry& RingItemCosts::entry(int group, int64_t position, int64_t source,
+                                                 cp::RingItemPart part) const {
+  if (part == cp::RingItemPart::kWhole) return entries_[index(group, position, source)];
+  LCAB_CHECK(!own_parts_.empty() && source == position,
+             "no own-block part of position " << position << " against the block of " << source);
+  return own_parts_[(static_cast<size_t>(group) * positions_ + position) * 2 +
+                    (part == cp::RingItemPart::kOwnTail ? 1 : 0)];
+}
+
+std::optional<TokenRange> RingItemCosts::key_rows(int group, int64_t position, int64_t source,
+                                                  cp::RingItemPart part) const {
+  const Entry& e = entry(group, position, source, part);
+  if (e.kind < 0) return std::nullopt;
+  return TokenRange{e.k_begin, e.k_end};
+}
+
+const RingItemCosts::Cost& RingItemCosts::cost(cp::Pass pass, int group, int64_t position, int64_t source,
+                                               cp::RingItemPart part) const {
+  return costs_[static_cast<int>(pass)][static_cast<size_t>(entry(group, position, source, part).kind)];
+}
+
+}  // namespace lcab::perf

@@ -1,0 +1,78 @@
+// The compute items of a ulysses/ring program, costed once: for every ring position and every source KV block,
+// the item's key rows and its compute op's time, FLOPs and workspace in each pass asked for; when the backward
+// cuts the own KV block (UlyssesRingProgram::cuts_own_block), also the head and tail of each position's own block.
+//
+// Items are the program's own (UlyssesRingProgram::item), so they are exactly the items the materialized schedule
+// holds; Ulysses members whose items are identical (every member for a shared mask, the members reading the same
+// kv heads for a per-kv-head mask) share one group. Equal contents are costed once (by content, within a memory
+// budget). A table depends only on the sharding (R, U, sharding kind), the heads and the kernel models, so one
+// table serves forward and backward and every usp / loongtrain candidate with the same degrees (both placements,
+// every window count): at 1M tokens and R = 1024 it is the R^2 = 1M items that the planner would otherwise resolve
+// and cost again for every candidate and pass.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "model/cp/ulysses_ring_program.h"
+#include "model/perf/kernel_cost.h"
+
+namespace lcab::perf {
+
+class RingItemCosts {
+ public:
+  /// What one item costs in one pass.
+  struct Cost {
+    double time_us = 0;           ///< the compute op's time: kernel plus the executor's passes (compute_op_us)
+    double flops = 0;
+    int64_t workspace_bytes = 0;  ///< attention_workspace_bytes of the call
+  };
+
+  /// Costs every item of `program` (either pass's program of a config: items do not depend on the pass) with the
+  /// kernel model of each pass asked for; a null model leaves that pass out. pass_bytes_per_s: the executor's
+  /// pass bandwidth (CpCostModels::hbm_bytes_per_s).
+  RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
+                const KernelCostModel* backward, double pass_bytes_per_s);
+
+  int64_t positions() const { return positions_; }
+  int groups() const { return static_cast<int>(group_members_.size()); }
+  /// The group of Ulysses member u.
+  int group_of(int64_t u) const { return group_of_member_.at(static_cast<size_t>(u)); }
+  /// True when the table was costed for `pass`.
+  bool has_pass(cp::Pass pass) const { return has_pass_[static_cast<int>(pass)]; }
+
+  /// The item (or its `part`: kOwnHead / kOwnTail with source == position, when the program cuts the own block)
+  /// of group g at ring position `position` against the KV block of `source`: its key rows in that block, or
+  /// std::nullopt when it has no cell.
+  std::optional<TokenRange> key_rows(int group, int64_t position, int64_t source,
+                                     cp::RingItemPart part = cp::RingItemPart::kWhole) const;
+  /// Its cost in `pass`; the item must exist and the pass must have been asked for.
+  const Cost& cost(cp::Pass pass, int group, int64_t position, int64_t source,
+                   cp::RingItemPart part = cp::RingItemPart::kWhole) const;
+
+  size_t distinct_items() const { return kinds_; }
+  /// Slices kept for deduplication; past this, new contents are costed without being kept (same results).
+  static constexpr size_t kMaxKeptSlices = size_t{1} << 20;
+
+ private:
+  struct Entry {
+    int32_t kind = -1;  ///< index into costs_; -1: fully masked
+    int32_t k_begin = 0;
+    int32_t k_end = 0;
+  };
+  size_t index(int group, int64_t position, int64_t source) const;
+  const Entry& entry(int group, int64_t position, int64_t source, cp::RingItemPart part) const;
+
+  int64_t positions_ = 0;
+  std::vector<int> group_of_member_;
+  std::vector<int64_t> group_members_;  ///< a representative Ulysses member per group
+  std::vector<Entry> entries_;          ///< [group][(position - source) mod R][position]
+  std::vector<Entry> own_parts_;        ///< [group][position][head, tail] when the own block is cut
+  std::array<std::vector<Cost>, 2> costs_;  ///< [pass][kind]
+  std::array<bool, 2> has_pass_{false, false};
+  size_t kinds_ = 0;
+};
+
+}  // namespace lcab::perf

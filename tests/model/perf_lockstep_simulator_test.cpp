@@ -1,0 +1,216 @@
+// The lock-step simulator (model/perf/lockstep_simulator.h) against simulate() on the materialized schedule: the
+// summaries must be the same numbers for every method of the ulysses/ring engine, degrees, placements, windows,
+// masks (documents, windows, per-kv-head block-sparse), GPU counts up to 64 (one node and several), both passes,
+// with and without the overlap slowdown, with and without the own-block tail of the ring backward.
+#include "model/perf/lockstep_simulator.h"
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "model/error.h"
+#include "model/mask_spec.h"
+#include "model/perf/cp_predictor.h"
+#include "model/perf/planner.h"
+#include "tests/model/perf_test_profiles.h"
+
+namespace lcab::perf {
+namespace {
+
+constexpr double kRelativeTolerance = 1e-9;
+
+bool close(double a, double b) { return std::abs(a - b) <= kRelativeTolerance * std::max(std::abs(a), std::abs(b)); }
+
+// Every summary field of two simulations of one pass; returns the differences found (empty when the same).
+std::string differences(const CpSimulation& exact, const CpSimulation& fast) {
+  std::ostringstream out;
+  if (exact.ranks.size() != fast.ranks.size()) out << " ranks " << exact.ranks.size() << " vs " << fast.ranks.size();
+  if (!close(exact.time_us, fast.time_us)) out << " time_us " << exact.time_us << " vs " << fast.time_us;
+  if (exact.slowest_rank != fast.slowest_rank) out << " slowest " << exact.slowest_rank << " vs " << fast.slowest_rank;
+  for (size_t r = 0; r < std::min(exact.ranks.size(), fast.ranks.size()); ++r) {
+    const RankSummary& a = exact.ranks[r];
+    const RankSummary& b = fast.ranks[r];
+    const std::pair<const char*, std::pair<double, double>> fields[] = {
+        {"end_us", {a.end_us, b.end_us}},
+        {"compute_us", {a.compute_us, b.compute_us}},
+        {"attention_us", {a.attention_us, b.attention_us}},
+        {"comm_us", {a.comm_us, b.comm_us}},
+        {"exposed_comm_us", {a.exposed_comm_us, b.exposed_comm_us}},
+        {"flops", {a.flops, b.flops}}};
+    for (const auto& [name, values] : fields)
+      if (!close(values.first, values.second))
+        out << " rank " << r << " " << name << " " << values.first << " vs " << values.second;
+    if (a.peak_mem_bytes != b.peak_mem_bytes)
+      out << " rank " << r << " peak_mem " << a.peak_mem_bytes << " vs " << b.peak_mem_bytes;
+  }
+  return out.str();
+}
+
+cp::CpConfig config(const std::string& method, int64_t gpus, int64_t gpus_per_node, std::shared_ptr<const Mask> mask,
+                    int64_t ulysses, int64_t windows, cp::Placement placement) {
+  cp::CpConfig c;
+  c.method = method;
+  c.gpus = gpus;
+  c.gpus_per_node = gpus_per_node;
+  c.ulysses_degree = ulysses;
+  c.windows = windows;
+  c.placement = placement;
+  c.workload.mask = std::move(mask);
+  c.workload.heads = 16;
+  c.workload.kv_heads = 4;
+  return c;
+}
+
+// Every config of the engine for P GPUs: ring, ulysses, usp (U, R >= 2) x placements, loongtrain x windows.
+std::vector<cp::CpConfig> engine_configs(int64_t gpus, int64_t gpus_per_node, std::shared_ptr<const Mask> mask) {
+  std::vector<cp::CpConfig> out;
+  out.push_back(config("ring", gpus, gpus_per_node, mask, 0, 1, cp::Placement::kUlyssesIntra));
+  out.push_back(config("ulysses", gpus, gpus_per_node, mask, 0, 1, cp::Placement::kUlyssesIntra));
+  for (auto [u, r] : cp::valid_degrees(gpus, 16, 4)) {
+    if (u < 2 || r < 2) continue;
+    for (cp::Placement placement : {cp::Placement::kUlyssesIntra, cp::Placement::kRingIntra}) {
+      out.push_back(config("usp", gpus, gpus_per_node, mask, u, 1, placement));
+      for (int64_t w = 2; w < r; w *= 2)
+        if (r % w == 0) out.push_back(config("loongtrain", gpus, gpus_per_node, mask, u, w, placement));
+    }
+  }
+  return out;
+}
+
+// Predicts every config both ways (summaries only: lock-step; with timings kept: simulate() on the materialized
+// schedule) and counts the configs compared; failures name the config and the fields that differ.
+// overlap_home_hop: CpConfig::overlap_dkv_home_hop of every config.
+int compare_all(const HardwareProfile& profile, const KernelChoice& kernel, int64_t gpus, int64_t gpus_per_node,
+                const std::vector<std::string>& masks, int64_t seqlen, bool overlap_home_hop = true) {
+  CpPredictor predictor(profile, {gpus, gpus_per_node});
+  int compared = 0;
+  for (const std::string& spec : masks) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, seqlen, 4));
+    for (cp::CpConfig c : engine_configs(gpus, gpus_per_node, mask)) {
+      c.overlap_dkv_home_hop = overlap_home_hop;
+      CpPrediction exact, fast;
+      try {
+        exact = predictor.predict(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward},
+                                  PredictOptions{false, false, true});
+      } catch (const Error&) {
+        continue;  // a config the method rejects (heads, windows)
+      }
+      fast = predictor.predict(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward}, PredictOptions{false, false, false});
+      // The planner's bound: the same peak memory, never above the time.
+      const CpBound bound = predictor.bound(c, kernel, {cp::Pass::kForward, cp::Pass::kBackward});
+      EXPECT_EQ(bound.peak_mem_bytes, exact.peak_mem_bytes()) << describe_config(exact.config) << " " << spec;
+      EXPECT_LE(bound.time_lower_bound_us, exact.time_us()) << describe_config(exact.config) << " " << spec;
+      for (size_t n = 0; n < 2; ++n) {
+        EXPECT_GT(exact.passes[n].simulation.time_us, 0);
+        EXPECT_EQ(differences(exact.passes[n].simulation, fast.passes[n].simulation), "")
+            << describe_config(exact.config) << " on " << gpus << " GPUs (" << gpus_per_node << " per node), " << spec
+            << ", " << cp::to_string(exact.passes[n].pass);
+      }
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+const std::vector<std::string> kMasks = {"causal",          "causal_document",     "full_document_long",
+                                         "sliding_window:window=512", "share_question", "prefix_lm_document",
+                                         "block_sparse",    "variable_block_sparse:avg_block=256"};
+
+TEST(PerfLockstepSimulator, SameSummariesAsTheMaterializedScheduleOnOneNode) {
+  // The built-in H100 profile: overlap slowdown 1.1, so both plays of each simulator are compared.
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  ASSERT_GT(h100.overlap_slowdown.value, 1.0);
+  int compared = 0;
+  for (int64_t gpus : {1, 2, 3, 4, 8}) compared += compare_all(h100, {}, gpus, 8, kMasks, 16384);
+  EXPECT_GE(compared, 130);
+}
+
+TEST(PerfLockstepSimulator, SameSummariesAsTheMaterializedScheduleAcrossNodes) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  int compared = 0;
+  compared += compare_all(h100, {}, 16, 4, kMasks, 16384);
+  compared += compare_all(h100, {}, 32, 8, kMasks, 16384);
+  compared += compare_all(h100, {}, 64, 8, kMasks, 16384);
+  // 12 GPUs in nodes of 6: with U = 4 the Ulysses members' ring groups lie on the nodes differently.
+  compared += compare_all(h100, {}, 12, 6, {"causal_document", "sliding_window:window=512"}, 12288);
+  EXPECT_GE(compared, 500);
+}
+
+TEST(PerfLockstepSimulator, SameSummariesWithoutOverlapSlowdown) {
+  const HardwareProfile p = testing::simple_profile();
+  ASSERT_EQ(p.overlap_slowdown.value, 1.0);
+  EXPECT_GE(compare_all(p, {"test_impl", "bf16"}, 16, 8, kMasks, 8192), 100);
+}
+
+TEST(PerfLockstepSimulator, SameSummariesWithoutTheOwnBlockTail) {
+  // The tests above play the default backward (own KV block cut, its tail after the last ring step); this one the
+  // whole own block at the first step, the final dK,dV hop straight into dkv.
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  int compared = 0;
+  for (int64_t gpus : {2, 4, 8}) compared += compare_all(h100, {}, gpus, 8, kMasks, 16384, false);
+  compared += compare_all(h100, {}, 16, 4, kMasks, 16384, false);
+  EXPECT_GE(compared, 150);
+}
+
+TEST(PerfLockstepSimulator, PlaysOneUlyssesMemberOnlyWhenAllHaveTheSameTimeline) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  auto equivalent = [&](const std::string& mask, int64_t gpus, int64_t per_node, int64_t u, cp::Placement placement) {
+    cp::CpConfig c = cp::normalize_config(
+        config("usp", gpus, per_node, std::make_shared<const Mask>(make_mask(mask, 12288, 4)), u, 1, placement));
+    const cp::UlyssesRingProgram program(c, cp::Pass::kForward);
+    const KernelCostModel kernel(h100.kernel("lcab_flash", "fwd", 128, "bf16"), h100.sms());
+    const RingItemCosts items(program, &kernel, nullptr, h100.executor_pass_rate());
+    return ulysses_members_equivalent(program, items, CommCostModel(h100, {gpus, per_node}));
+  };
+  EXPECT_TRUE(equivalent("causal_document", 16, 8, 4, cp::Placement::kUlyssesIntra));
+  EXPECT_TRUE(equivalent("causal_document", 16, 8, 4, cp::Placement::kRingIntra));
+  // per-kv-head masks: members computing different kv heads have different items
+  EXPECT_FALSE(equivalent("block_sparse", 16, 8, 4, cp::Placement::kUlyssesIntra));
+  // ranks 4p + u on nodes of 6: member 0's ring is on nodes (0, 0, 1), member 2's on (0, 1, 1)
+  EXPECT_FALSE(equivalent("causal_document", 12, 6, 4, cp::Placement::kUlyssesIntra));
+}
+
+TEST(PerfLockstepSimulator, TheComparisonSeesADifferentSchedule) {
+  // The comparison is not vacuous: a slightly different overlap factor, or another window count, is caught.
+  HardwareProfile slower = builtin_profile("h100_sxm");
+  slower.overlap_slowdown.value *= 1.0 + 1e-6;
+  const auto mask = std::make_shared<const Mask>(make_mask("causal_document", 16384, 4));
+  const cp::CpConfig c = config("loongtrain", 16, 8, mask, 2, 2, cp::Placement::kRingIntra);
+  CpPredictor a(builtin_profile("h100_sxm"), {16, 8});
+  CpPredictor b(slower, {16, 8});
+  const CpPrediction exact = a.predict(c, {}, {cp::Pass::kBackward}, PredictOptions{false, false, true});
+  const CpPrediction fast = b.predict(c, {}, {cp::Pass::kBackward}, PredictOptions{false, false, false});
+  EXPECT_NE(differences(exact.passes[0].simulation, fast.passes[0].simulation), "");
+  cp::CpConfig four = c;
+  four.windows = 4;
+  const CpPrediction other = a.predict(four, {}, {cp::Pass::kBackward}, PredictOptions{false, false, false});
+  EXPECT_NE(differences(exact.passes[0].simulation, other.passes[0].simulation), "");
+}
+
+TEST(PerfLockstepSimulator, ItemTablesAreSharedAcrossCandidatesAndPasses) {
+  // usp and loongtrain with the same degrees, both placements: one table of R^2 items per group.
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  auto cache = std::make_shared<RingItemCostCache>();
+  CpPredictor predictor(h100, {32, 8}, cache);
+  const auto mask = std::make_shared<const Mask>(make_mask("causal_document", 16384, 4));
+  const cp::CpConfig usp = cp::normalize_config(config("usp", 32, 8, mask, 4, 1, cp::Placement::kUlyssesIntra));
+  predictor.predict(usp, {}, {cp::Pass::kForward, cp::Pass::kBackward}, PredictOptions{false, false, false});
+  predictor.predict(config("loongtrain", 32, 8, mask, 4, 2, cp::Placement::kRingIntra), {},
+                    {cp::Pass::kForward, cp::Pass::kBackward}, PredictOptions{false, false, false});
+  const KernelCostModel& fwd = predictor.kernel_model("lcab_flash", cp::Pass::kForward, 128, "bf16");
+  const KernelCostModel& bwd = predictor.kernel_model("lcab_flash", cp::Pass::kBackward, 128, "bf16");
+  const double rate = h100.executor_pass_rate();
+  const auto first =
+      cache->get(cp::UlyssesRingProgram(usp, cp::Pass::kForward), "lcab_flash/bf16", &fwd, &bwd, rate);
+  const auto again =
+      cache->get(cp::UlyssesRingProgram(usp, cp::Pass::kBackward), "lcab_flash/bf16", &fwd, &bwd, rate);
+  EXPECT_EQ(first.get(), again.get());
+  EXPECT_EQ(first->positions(), 8);
+  EXPECT_EQ(first->groups(), 1);
+  EXPECT_GT(first->distinct_items(), 0u);
+}
+
+}  // namespace
+}  // namespace lcab::perf
