@@ -10,15 +10,7 @@ using SourcedMember = perf::Sourced perf::CollectiveParams::*;
 
 ProfileParameter latency_parameter(const char* name, const char* hint, size_t index, SourcedMember member,
                                    double scale) {
-  ProfileParameter p;
-  p.name = name;
-  p.hint = hint;
-  p.scale = scale > 0 ? scale : 1.0;
-  p.get = [index, member](const perf::HardwareProfile& profile) { return (profile.collectives[index].*member).value; };
-  p.set = [index, member](perf::HardwareProfile& profile, double value) {
-    (profile.collectives[index].*member).value = value;
-  };
-  return p;
+  return entry_parameter(name, hint, scale, &perf::HardwareProfile::collectives, index, member);
 }
 
 /// A bandwidth fitted as its inverse (us per byte), which the model is linear in.

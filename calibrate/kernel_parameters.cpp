@@ -13,15 +13,7 @@ double partial_excess_us(const perf::KernelParams& k) {
 
 ProfileParameter field_parameter(const char* name, const char* hint, size_t index,
                                  perf::Sourced perf::KernelParams::*member, double scale) {
-  ProfileParameter p;
-  p.name = name;
-  p.hint = hint;
-  p.scale = scale > 0 ? scale : 1.0;
-  p.get = [index, member](const perf::HardwareProfile& profile) { return (profile.kernels[index].*member).value; };
-  p.set = [index, member](perf::HardwareProfile& profile, double value) {
-    (profile.kernels[index].*member).value = value;
-  };
-  return p;
+  return entry_parameter(name, hint, scale, &perf::HardwareProfile::kernels, index, member);
 }
 
 }  // namespace

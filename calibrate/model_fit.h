@@ -28,6 +28,20 @@ struct ProfileParameter {
   std::function<void(perf::HardwareProfile&, double)> set;
 };
 
+/// A parameter stored as one sourced member of entry `index` of a profile table (`kernels` or `collectives`).
+template <typename Entry>
+ProfileParameter entry_parameter(const char* name, const char* hint, double scale,
+                                 std::vector<Entry> perf::HardwareProfile::*table, size_t index,
+                                 perf::Sourced Entry::*member) {
+  ProfileParameter p;
+  p.name = name;
+  p.hint = hint;
+  p.scale = scale > 0 ? scale : 1.0;
+  p.get = [=](const perf::HardwareProfile& profile) { return ((profile.*table)[index].*member).value; };
+  p.set = [=](perf::HardwareProfile& profile, double value) { ((profile.*table)[index].*member).value = value; };
+  return p;
+}
+
 /// The model's prediction (ms) for record `index` of the problem under a profile. Callers keep whatever does not
 /// depend on the parameters (masks, tilings) between calls; the function is called many times.
 using IndexedPredictor = std::function<double(const perf::HardwareProfile&, size_t index)>;

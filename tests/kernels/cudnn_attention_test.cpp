@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "attention_reference.h"
+#include "gpu_test_support.h"
 #include "kernels/attention.h"
 #include "kernels/cudnn_attention.h"
 #include "kernels/cudnn_mask.h"
@@ -29,16 +30,6 @@ namespace {
 CudnnMaskFit fit_pattern(const std::string& spec, int64_t seqlen) {
   const Mask mask = make_mask(spec, seqlen);
   return fit_cudnn_mask(seqlen, seqlen, mask.slices());
-}
-
-std::vector<Slice> documents(const std::vector<int64_t>& lengths, SliceType type) {
-  std::vector<Slice> slices;
-  int64_t begin = 0;
-  for (int64_t length : lengths) {
-    slices.push_back({begin, begin + length, begin, begin + length, type});
-    begin += length;
-  }
-  return slices;
 }
 
 TEST(CudnnMaskFit, FullAndCausal) {
@@ -117,31 +108,12 @@ TEST(CudnnMaskFit, RejectsWhatCudnnCannotExpress) {
 
 // ---- GPU ---------------------------------------------------------------------------------------------------------
 
-bool gpu_available() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
 const AttentionImpl* find_cudnn(AttentionRegistry& registry) {
   register_all(registry);
   for (const std::string& name : registry.names()) {
     if (name == "cudnn") return &registry.find(name);
   }
   return nullptr;
-}
-
-AttentionProblem problem_of(std::vector<Slice> slices, int64_t sq, int64_t sk, int64_t heads, int64_t kv_heads,
-                            int64_t head_dim, DType dtype, int64_t batch = 1) {
-  AttentionProblem p;
-  p.batch = batch;
-  p.heads = heads;
-  p.kv_heads = kv_heads;
-  p.head_dim = head_dim;
-  p.dtype = dtype;
-  p.seqlen_q = sq;
-  p.seqlen_k = sk;
-  p.slices = {std::move(slices)};
-  return p;
 }
 
 TEST(CudnnAttention, ClaimsTheMasksItMapsOnTheLoadedVersion) {
@@ -161,11 +133,11 @@ TEST(CudnnAttention, ClaimsTheMasksItMapsOnTheLoadedVersion) {
     AttentionProblem problem;
   };
   const std::vector<Expectation> supported = {
-      {"full", problem_of({{0, 256, 0, 256, SliceType::kFull}}, 256, 256, 8, 2, 128, bf16)},
-      {"causal", problem_of({{0, 300, 0, 300, SliceType::kCausal}}, 300, 300, 8, 2, 128, bf16)},
-      {"rectangular causal", problem_of({{0, 200, 0, 333, SliceType::kCausal}}, 200, 333, 8, 2, 128, bf16)},
-      {"causal documents", problem_of(documents({37, 150, 1, 200}, SliceType::kCausal), 388, 388, 8, 1, 64, bf16)},
-      {"full documents", problem_of(documents({1, 2, 1, 140}, SliceType::kFull), 144, 144, 8, 8, 64, bf16)},
+      {"full", shaped({{{0, 256, 0, 256, SliceType::kFull}}}, 256, 256, 8, 2, 128, bf16)},
+      {"causal", shaped({{{0, 300, 0, 300, SliceType::kCausal}}}, 300, 300, 8, 2, 128, bf16)},
+      {"rectangular causal", shaped({{{0, 200, 0, 333, SliceType::kCausal}}}, 200, 333, 8, 2, 128, bf16)},
+      {"causal documents", shaped({documents({37, 150, 1, 200}, SliceType::kCausal)}, 388, 388, 8, 1, 64, bf16)},
+      {"full documents", shaped({documents({1, 2, 1, 140}, SliceType::kFull)}, 144, 144, 8, 8, 64, bf16)},
       {"sliding window causal", make_problem(make_mask("sliding_window_causal:window=64", 1000), 1, 4, 2, 128, bf16)},
   };
   for (const Expectation& e : supported) {
@@ -175,9 +147,9 @@ TEST(CudnnAttention, ClaimsTheMasksItMapsOnTheLoadedVersion) {
     }
   }
   const std::vector<Expectation> unsupported = {
-      {"rows without keys", problem_of({{0, 300, 0, 100, SliceType::kCausal}}, 350, 350, 8, 2, 128, bf16)},
+      {"rows without keys", shaped({{{0, 300, 0, 100, SliceType::kCausal}}}, 350, 350, 8, 2, 128, bf16)},
       {"prefix lm", make_problem(make_mask("prefix_lm_causal", 1000), 1, 4, 2, 128, bf16)},
-      {"head dim 300", problem_of({{0, 64, 0, 64, SliceType::kFull}}, 64, 64, 4, 4, 300, bf16)},
+      {"head dim 300", shaped({{{0, 64, 0, 64, SliceType::kFull}}}, 64, 64, 4, 4, 300, bf16)},
   };
   for (const Expectation& e : unsupported) {
     const Support s = cudnn->supports(e.problem, Pass::kForward);
@@ -196,88 +168,38 @@ TEST(CudnnAttention, ClaimsTheMasksItMapsOnTheLoadedVersion) {
 
 // -- against the fp64 reference ------------------------------------------------------------------------------------
 
-uint16_t to_bits(double value, DType dtype) {
-  if (dtype == DType::kBf16) return __nv_bfloat16_raw(__float2bfloat16_rn(static_cast<float>(value))).x;
-  return __half_raw(__float2half_rn(static_cast<float>(value))).x;
-}
-
-double from_bits(uint16_t bits, DType dtype) {
-  if (dtype == DType::kBf16) {
-    __nv_bfloat16_raw raw;
-    raw.x = bits;
-    return static_cast<double>(__bfloat162float(__nv_bfloat16(raw)));
-  }
-  __half_raw raw;
-  raw.x = bits;
-  return static_cast<double>(__half2float(__half(raw)));
-}
-
-struct DeviceTensor {
-  explicit DeviceTensor(size_t bytes) : bytes(bytes) { EXPECT_EQ(cudaMalloc(&data, bytes), cudaSuccess); }
-  ~DeviceTensor() { cudaFree(data); }
-  DeviceTensor(const DeviceTensor&) = delete;
-  DeviceTensor& operator=(const DeviceTensor&) = delete;
-  void* data = nullptr;
-  size_t bytes;
-};
-
-double relative_error(const std::vector<double>& x, const std::vector<double>& ref) {
-  double diff = 0;
-  double norm = 0;
-  for (size_t n = 0; n < ref.size(); ++n) {
-    diff += (x[n] - ref[n]) * (x[n] - ref[n]);
-    norm += ref[n] * ref[n];
-  }
-  return std::sqrt(diff / norm);  // NaN when x holds NaN (an unwritten, poisoned element)
-}
-
 void expect_matches_reference(const AttentionImpl& impl, const AttentionProblem& p, uint64_t seed) {
   const size_t q_count = static_cast<size_t>(p.batch * p.seqlen_q * p.heads * p.head_dim);
   const size_t kv_count = static_cast<size_t>(p.batch * p.seqlen_k * p.kv_heads * p.head_dim);
   const size_t lse_count = static_cast<size_t>(p.batch * p.heads * p.seqlen_q);
   std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
   AttentionTensors x;
-  std::vector<std::vector<uint16_t>> bits(4);
-  std::vector<double>* values[4] = {&x.q, &x.k, &x.v, &x.dout};
-  const size_t counts[4] = {q_count, kv_count, kv_count, q_count};
-  for (int t = 0; t < 4; ++t) {
-    bits[t].resize(counts[t]);
-    values[t]->resize(counts[t]);
-    for (size_t n = 0; n < counts[t]; ++n) {
-      bits[t][n] = to_bits(normal(rng), p.dtype);
-      (*values[t])[n] = from_bits(bits[t][n], p.dtype);
-    }
-  }
+  const std::vector<uint16_t> q_bits = random_tensor(q_count, p.dtype, rng, x.q);
+  const std::vector<uint16_t> k_bits = random_tensor(kv_count, p.dtype, rng, x.k);
+  const std::vector<uint16_t> v_bits = random_tensor(kv_count, p.dtype, rng, x.v);
+  const std::vector<uint16_t> dout_bits = random_tensor(q_count, p.dtype, rng, x.dout);
   const ReferenceResult ref = reference_attention(p, x);
 
-  DeviceTensor q(q_count * 2), k(kv_count * 2), v(kv_count * 2), dout(q_count * 2), out(q_count * 2),
-      dq(q_count * 2), dk(kv_count * 2), dv(kv_count * 2), lse(lse_count * 4);
-  DeviceTensor* inputs[4] = {&q, &k, &v, &dout};
-  for (int t = 0; t < 4; ++t) {
-    ASSERT_EQ(cudaMemcpy(inputs[t]->data, bits[t].data(), inputs[t]->bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  for (DeviceTensor* t : {&out, &dq, &dk, &dv, &lse}) ASSERT_EQ(cudaMemset(t->data, 0xff, t->bytes), cudaSuccess);
+  Buffer q(q_count * 2), k(kv_count * 2), v(kv_count * 2), dout(q_count * 2), out(q_count * 2), dq(q_count * 2),
+      dk(kv_count * 2), dv(kv_count * 2), lse(lse_count * 4);
+  q.upload(q_bits.data());
+  k.upload(k_bits.data());
+  v.upload(v_bits.data());
+  dout.upload(dout_bits.data());
+  for (Buffer* b : {&out, &dq, &dk, &dv, &lse}) b->poison();
   std::unique_ptr<AttentionPlan> plan = impl.prepare(p);
-  plan->forward({q.data, k.data, v.data, out.data, static_cast<float*>(lse.data), nullptr});
-  plan->backward({q.data, k.data, v.data, out.data, dout.data, static_cast<const float*>(lse.data), dq.data, dk.data,
-                  dv.data, nullptr});
+  plan->forward({q.get(), k.get(), v.get(), out.get(), static_cast<float*>(lse.get()), nullptr});
+  plan->backward({q.get(), k.get(), v.get(), out.get(), dout.get(), static_cast<const float*>(lse.get()), dq.get(),
+                  dk.get(), dv.get(), nullptr});
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 
-  auto download = [&](const DeviceTensor& t, size_t count) {
-    std::vector<uint16_t> raw(count);
-    EXPECT_EQ(cudaMemcpy(raw.data(), t.data, count * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-    std::vector<double> result(count);
-    for (size_t n = 0; n < count; ++n) result[n] = from_bits(raw[n], p.dtype);
-    return result;
-  };
   const double tolerance = p.dtype == DType::kBf16 ? 1e-2 : 3e-3;
-  EXPECT_LT(relative_error(download(out, q_count), ref.out), tolerance) << "out";
-  EXPECT_LT(relative_error(download(dq, q_count), ref.dq), tolerance) << "dq";
-  EXPECT_LT(relative_error(download(dk, kv_count), ref.dk), tolerance) << "dk";
-  EXPECT_LT(relative_error(download(dv, kv_count), ref.dv), tolerance) << "dv";
+  EXPECT_LT(relative_error(download_tensor(out, q_count, p.dtype), ref.out), tolerance) << "out";
+  EXPECT_LT(relative_error(download_tensor(dq, q_count, p.dtype), ref.dq), tolerance) << "dq";
+  EXPECT_LT(relative_error(download_tensor(dk, kv_count, p.dtype), ref.dk), tolerance) << "dk";
+  EXPECT_LT(relative_error(download_tensor(dv, kv_count, p.dtype), ref.dv), tolerance) << "dv";
   std::vector<float> lse_values(lse_count);
-  ASSERT_EQ(cudaMemcpy(lse_values.data(), lse.data, lse.bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  lse.download(lse_values.data());
   size_t bad = 0;
   for (size_t n = 0; n < lse_count; ++n) {
     if (!(std::abs(lse_values[n] - ref.lse[n]) < 2e-3) && bad++ < 3) {
@@ -346,7 +268,7 @@ TEST(CudnnAttention, Int64RaggedOffsetsMatchReference) {
   const std::unique_ptr<AttentionImpl> cudnn = make_cudnn_attention_with_int32_offsets_up_to(0);
   for (int64_t kv_heads : {8, 2}) {
     const AttentionProblem p =
-        problem_of(documents({37, 150, 1, 200}, SliceType::kCausal), 388, 388, 8, kv_heads, 128, DType::kBf16, 2);
+        shaped({documents({37, 150, 1, 200}, SliceType::kCausal)}, 388, 388, 8, kv_heads, 128, DType::kBf16, 2);
     SCOPED_TRACE("kv_heads " + std::to_string(kv_heads));
     const Support support = cudnn->supports(p, Pass::kBackward);
     if (!support.supported) {
