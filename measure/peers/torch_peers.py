@@ -241,6 +241,29 @@ def row_intervals(np, slices, seqlen):
     return lo_all, hi_all
 
 
+def block_table(torch, np, heads_slices, seqlen, max_cells=1 << 26):
+    """(granule, bool tensor [kv_heads_in_mask, S/granule, S/granule]) when every slice is a full rectangle whose
+    corners are multiples of one granule of at least 64 tokens (block-sparse masks: tens of key intervals per row,
+    too many for the interval tables, but one table lookup per (q, k)); None otherwise."""
+    granule = 0
+    for slices in heads_slices:
+        for qs, qe, ks, ke, kind in slices:
+            if kind != "full":
+                return None
+            granule = math.gcd(granule, math.gcd(math.gcd(qs, qe), math.gcd(ks, ke)))
+    granule = math.gcd(granule, seqlen)
+    if granule < 64:
+        return None
+    blocks = seqlen // granule
+    if len(heads_slices) * blocks * blocks > max_cells:
+        return None
+    table = np.zeros((len(heads_slices), blocks, blocks), dtype=bool)
+    for h, slices in enumerate(heads_slices):
+        for qs, qe, ks, ke, _ in slices:
+            table[h, qs // granule:qe // granule, ks // granule:ke // granule] = True
+    return granule, torch.from_numpy(table).cuda()
+
+
 class MaskTables:
     """lo/hi interval tables on the GPU, [kv_heads_in_mask, slots, S]."""
 
@@ -262,6 +285,12 @@ class MaskTables:
         self.per_head = len(tables) > 1
         self.lo = torch.from_numpy(lo).cuda()
         self.hi = torch.from_numpy(hi).cuda()
+        self.block = block_table(torch, np, heads_slices, seqlen)
+
+    def visible_blocks(self, kv_head, q, k):
+        """Like visible(), from the block table (only when block_table() built one)."""
+        granule, table = self.block
+        return table[kv_head][q // granule, k // granule]
 
     def visible(self, kv_head, q, k):
         """Boolean tensor: does row q see key k (broadcasting q and k)."""
@@ -330,23 +359,35 @@ def make_sdpa(torch, point, tables, extra, max_dense_bytes):
 
 def make_flex(torch, point, tables, extra):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-    if tables.slots > MaskTables.MAX_SLOTS:
+    # Every point compiles afresh: Dynamo caches compiled frames per code object and, past its recompile limit,
+    # silently runs flex_attention EAGERLY (materializing S x S scores: a 256 GiB allocation at 32K, or ~1 TFLOP/s
+    # where it fits). fullgraph=True turns any fallback into an error instead of an eager measurement.
+    torch._dynamo.reset()
+    if tables.block is not None:
+        visible = tables.visible_blocks
+        extra["flex_mask_mod"] = f"block table, {tables.block[0]}-token granule"
+    elif tables.slots <= MaskTables.MAX_SLOTS:
+        visible = tables.visible
+        extra["flex_mask_mod"] = f"row intervals, {tables.slots} per row"
+    else:
         raise Unsupported(f"rows see up to {tables.slots} key intervals; the FlexAttention mask_mod here "
-                          f"handles at most {MaskTables.MAX_SLOTS}")
+                          f"handles at most {MaskTables.MAX_SLOTS} (or a block-aligned mask of full blocks)")
     group = point.heads // point.kv_heads
     if tables.per_head:
         def mask_mod(b, h, q, k):
-            return tables.visible(h // group, q, k)
+            return visible(h // group, q, k)
         heads = point.heads
     else:
         def mask_mod(b, h, q, k):
-            return tables.visible(0, q, k)
+            return visible(0, q, k)
         heads = None
-    # Eager mask evaluation materializes S x S booleans (1 GiB at 32K) but needs no compilation; beyond, compile.
-    build = create_block_mask if point.seqlen <= 32768 else torch.compile(create_block_mask)
+    # Eager mask evaluation materializes heads x S x S booleans but needs no compilation; past 1 GiB, compile.
+    eager_bytes = (heads or 1) * point.seqlen * point.seqlen
+    build = create_block_mask if eager_bytes <= (1 << 30) else torch.compile(create_block_mask)
     block_mask = build(mask_mod, None, heads, point.seqlen, point.seqlen, device="cuda")
     extra["flex_block_size"] = list(block_mask.BLOCK_SIZE)
-    compiled = torch.compile(flex_attention, dynamic=False)
+    extra["flex_compiled"] = "torch.compile(flex_attention, dynamic=False, fullgraph=True) after torch._dynamo.reset()"
+    compiled = torch.compile(flex_attention, dynamic=False, fullgraph=True)
 
     def run(q, k, v):
         return compiled(q, k, v, block_mask=block_mask, enable_gqa=point.heads != point.kv_heads)
