@@ -300,22 +300,8 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       }
       sm90::fence_async_shared();
 
-      // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T; then
-      // dV += P^T dO and dK += dS^T Q (B operands query-major: transposed). dQ goes first so that its staging
-      // below runs while the tensor cores work on dV and dK.
-      sm90::named_barrier_sync(1, 256);
+      // dV += P^T dO, dK += dS^T Q (B operands query-major: transposed).
       sm90::wgmma_fence();
-      {
-        const uint32_t key_offset = C::kDqSplitsKeys ? warpgroup * 64 * 128 : 0;
-        const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
-        const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
-#pragma unroll
-        for (int kk = 0; kk < C::kDqKeys / 16; ++kk) {
-          sm90::WgmmaSS<T, 64, 1, 1>::run(dq, sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
-                                          sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
-        }
-        sm90::wgmma_commit();
-      }
 #pragma unroll
       for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
         sm90::WgmmaRS<T, kHeadDim, 1>::run(dv, p_frag[kk], sm90::make_desc(do_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
@@ -327,11 +313,29 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                                            true);
       }
       sm90::wgmma_commit();
-      sm90::wgmma_wait<1>();
-      sm90::fence_registers(dq);
+
+      // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T.
+      sm90::named_barrier_sync(1, 256);
+      {
+        const uint32_t key_offset = C::kDqSplitsKeys ? warpgroup * 64 * 128 : 0;
+        const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
+        const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
+#pragma unroll
+        for (int kk = 0; kk < C::kDqKeys / 16; ++kk) {
+          sm90::WgmmaSS<T, 64, 1, 1>::run(dq, sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
+                                          sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
+        }
+        sm90::wgmma_commit();
+      }
+      sm90::wgmma_wait<0>();
+      sm90::fence_registers(dv);
+      sm90::fence_registers(dk);
+      __syncwarp();
+      if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
       {
         // dQ (scaled) into the staging buffer, swizzled as TMA reads it (conflict-free float2 stores), then one
         // reduce-add per 32-column box.
+        sm90::fence_registers(dq);
         if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
         sm90::named_barrier_sync(3 + warpgroup, 128);
 #pragma unroll
@@ -354,15 +358,6 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
           sm90::bulk_commit();
         }
       }
-      // dV and dK done: they were the last readers of this stage's Q and dO (and of p_frag and ds_frag, which
-      // the fences keep in place until here).
-      sm90::wgmma_wait<0>();
-      sm90::fence_registers(p_frag);
-      sm90::fence_registers(ds_frag);
-      sm90::fence_registers(dv);
-      sm90::fence_registers(dk);
-      __syncwarp();
-      if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
     }
   }
 

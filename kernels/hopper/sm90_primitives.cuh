@@ -155,17 +155,6 @@ __device__ __forceinline__ void fence_registers(float (&r)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
 
-// The same for register A operands (uint32 fragments): after the wait that retires the wgmma reading them, so that
-// the compiler keeps them in place until then instead of reusing their registers while the hardware still reads.
-template <int N, int M>
-__device__ __forceinline__ void fence_registers(uint32_t (&r)[N][M]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) {
-#pragma unroll
-    for (int j = 0; j < M; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
-  }
-}
-
 template <typename T>
 inline constexpr bool kIsBf16 = std::is_same_v<T, __nv_bfloat16>;
 
