@@ -128,19 +128,35 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
     result.failures.push_back({group.group, e.what()});
     return;
   }
-  const std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
   GroupFit fit;
-  if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
+  std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
+  CalibrationResult attempt;
+  attempt.profile = result.profile;
+  if (!run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
+    // Optional terms (slice_us, kv_tile_us) the records cannot determine (e.g. GQA records only) stay at 0 and
+    // leave the entry, so that the base terms are still fitted.
+    perf::KernelParams& entry = result.profile.kernels[index];
+    if (!entry.slice_us && !entry.kv_tile_us) {
+      result.failures.insert(result.failures.end(), attempt.failures.begin(), attempt.failures.end());
+      return;
+    }
+    entry.slice_us.reset();
+    entry.kv_tile_us.reset();
+    parameters = kernel_fit_parameters(result.profile, index);
+    if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
+  } else {
+    result.profile = attempt.profile;
+  }
   perf::KernelParams& params = result.profile.kernels[index];
   if (params.full_tile_us.value <= 0) {
     result.failures.push_back({group.group, group.group + ": the fit gave full_tile_us = 0; the records do not "
                                                           "determine the cost of an unmasked tile"});
     return;
   }
-  for (size_t n = 0; n < fit.parameter_values.size(); ++n)
-    fit.parameter_values[n] = reported_kernel_parameter(params, n);
+  const std::vector<perf::Sourced*> fields = kernel_fit_fields(params);
+  for (size_t n = 0; n < fit.parameter_values.size(); ++n) fit.parameter_values[n] = fields.at(n)->value;
   const std::string source = fitted_source(fit, group.records);
-  for (auto member : kernel_fit_fields()) (params.*member).source = source;
+  for (perf::Sourced* field : fields) field->source = source;
   params.fit = to_json(fit);
   result.fits.push_back(fit);
 }

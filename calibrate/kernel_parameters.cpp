@@ -1,6 +1,7 @@
 #include "calibrate/kernel_parameters.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace lcab::calibrate {
 
@@ -18,9 +19,24 @@ ProfileParameter field_parameter(const char* name, const char* hint, size_t inde
 
 }  // namespace
 
-std::vector<perf::Sourced perf::KernelParams::*> kernel_fit_fields() {
-  return {&perf::KernelParams::full_tile_us, &perf::KernelParams::partial_tile_us, &perf::KernelParams::row_us,
-          &perf::KernelParams::launch_us};
+/// An optional term of the entry (KernelParams::slice_us, kv_tile_us), fitted where the base entry has it.
+ProfileParameter optional_parameter(const char* name, const char* hint, size_t index,
+                                    std::optional<perf::Sourced> perf::KernelParams::*member, double scale) {
+  ProfileParameter p;
+  p.name = name;
+  p.hint = hint;
+  p.scale = scale > 0 ? scale : 1.0;
+  p.get = [=](const perf::HardwareProfile& profile) { return (profile.kernels[index].*member)->value; };
+  p.set = [=](perf::HardwareProfile& profile, double value) { (profile.kernels[index].*member)->value = value; };
+  return p;
+}
+
+std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params) {
+  std::vector<perf::Sourced*> fields = {&params.full_tile_us, &params.partial_tile_us, &params.row_us,
+                                        &params.launch_us};
+  if (params.slice_us) fields.push_back(&*params.slice_us);
+  if (params.kv_tile_us) fields.push_back(&*params.kv_tile_us);
+  return fields;
 }
 
 std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index) {
@@ -54,11 +70,14 @@ std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile&
                                        index, &perf::KernelParams::row_us, start.row_us.value));
   parameters.push_back(field_parameter("launch_us", "short calls: small sequence lengths", index,
                                        &perf::KernelParams::launch_us, start.launch_us.value));
+  if (start.slice_us)
+    parameters.push_back(optional_parameter("slice_us", "boundary tiles whose q-tile rows meet many slices "
+                                            "(variable_block_sparse, documents)", index, &perf::KernelParams::slice_us,
+                                            0.01 * start.full_tile_us.value));
+  if (start.kv_tile_us)
+    parameters.push_back(optional_parameter("kv_tile_us", "both GQA and MHA records (q heads per kv head)", index,
+                                            &perf::KernelParams::kv_tile_us, 0.1 * start.full_tile_us.value));
   return parameters;
-}
-
-double reported_kernel_parameter(const perf::KernelParams& params, size_t n) {
-  return (params.*kernel_fit_fields().at(n)).value;
 }
 
 }  // namespace lcab::calibrate

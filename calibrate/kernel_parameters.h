@@ -6,6 +6,8 @@
 //                    and then masks it, so it never costs less. The fit reports and stores the tile's time.
 //   row_us           per q-tile row (prologue, epilogue)
 //   launch_us        per call
+//   slice_us         per boundary tile and slice meeting its q-tile row; only where the base entry has the term
+//   kv_tile_us       per tile, a K/V tile's load from HBM shared by the GQA group; only where the base entry has it
 #pragma once
 
 #include <cstddef>
@@ -20,11 +22,8 @@ namespace lcab::calibrate {
 /// kernel list.
 std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index);
 
-/// The profile field each parameter of kernel_fit_parameters() stands for, in the same order (for sources).
-std::vector<perf::Sourced perf::KernelParams::*> kernel_fit_fields();
-
-/// The value to report for parameter `n` of kernel_fit_parameters() after a fit: the profile's field (the
-/// partial tile's time, not its excess).
-double reported_kernel_parameter(const perf::KernelParams& params, size_t n);
+/// The profile field each parameter of kernel_fit_parameters() stands for, in the same order (for sources and the
+/// values to report: the partial tile's time, not its excess).
+std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params);
 
 }  // namespace lcab::calibrate

@@ -145,6 +145,33 @@ WORK_ITEMS = {
 }
 
 
+# How a kernel hands its CTAs to the SMs where it differs from its implementation's scheduler (IMPLS).
+SCHEDULERS = {
+    ("lcab_flash", "bwd"): "grid_costliest_first",  # kernels/hopper/flash_backward_sm90.cu: one CTA per (k tile, kv
+                                                    # head, batch), k tiles of each kv head costliest first
+}
+
+# Terms only some kernels have (model/perf/profile.h); each starts at 0 and is fitted by lcab-calibrate.
+SLICE_TERM = ("lcab_flash",)  # boundary tiles test every slice of their q-tile row (kernels/flash_common.cuh)
+KV_TILE_TERM = (("lcab_flash", "fwd"),)  # q-row items stream K/V per q head (kernels/hopper/flash_forward_sm90.cu)
+WHOLE_SEQUENCE_BAND = (("cudnn", "bwd"),)  # cuDNN 9.14's backward visits every tile of a right-bounded band
+
+
+def optional_terms(impl, pass_name):
+    terms = {}
+    if impl in SLICE_TERM:
+        terms["slice_us"] = sourced(0.0, "per boundary tile and slice meeting its q-tile row: the kernels mask a "
+                                         "boundary tile by testing every slice of its row (kernels/flash_common.cuh "
+                                         "visible_keys, visible_rows); 0 until calibrated")
+    if (impl, pass_name) in KV_TILE_TERM:
+        terms["kv_tile_us"] = sourced(0.0, "per tile, the K/V tile's load from HBM shared by the q heads of a GQA "
+                                           "group (adjacent items: kernels/hopper/flash_forward_sm90.cu decode_item, "
+                                           "head fastest); 0 until calibrated")
+    if (impl, pass_name) in WHOLE_SEQUENCE_BAND:
+        terms["whole_sequence_band"] = True
+    return terms
+
+
 def q_pass_bytes(impl, pass_name, dtype):
     if pass_name == "bwd" and impl in BWD_Q_PASS_BYTES:
         value, source = BWD_Q_PASS_BYTES[impl]
@@ -171,7 +198,8 @@ def kernel_entries(gpu):
                 for dtype in ("bf16", "fp16"):
                     entries.append({
                         "impl": impl, "pass": pass_name, "head_dim": head_dim, "dtype": dtype,
-                        "tile_q": tile[0], "tile_k": tile[1], "scheduler": scheduler,
+                        "tile_q": tile[0], "tile_k": tile[1],
+                        "scheduler": SCHEDULERS.get((impl, pass_name), scheduler),
                         "work_item": WORK_ITEMS.get((impl, pass_name), ("q_row_per_head", ""))[0],
                         "ctas_per_sm": sourced(1, "assumption: one CTA per SM at these tile sizes (shared-memory "
                                                   "bound); costs are per slot"),
@@ -181,6 +209,7 @@ def kernel_entries(gpu):
                         "row_us": sourced(round(c_row, 6), derivation),
                         "launch_us": sourced(LAUNCH_US, "assumption: launch and tail of one kernel call"),
                         "q_pass_bytes_per_element": q_pass_bytes(impl, pass_name, dtype),
+                        **optional_terms(impl, pass_name),
                         "fit": {},
                     })
     return entries
@@ -305,7 +334,7 @@ def with_origin(entry, keys, origin):
     return out
 
 
-KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us")
+KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us")
 COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s")
 
 

@@ -42,40 +42,139 @@ void push_cost(std::vector<CostRun>& runs, double cost_us) {
   else runs.push_back({cost_us, 1});
 }
 
+/// Slices of `list` meeting each q-tile row (what the kernel's boundary-tile masking walks), by a difference
+/// array over the rows: O(slices + rows).
+std::vector<double> slices_per_q_tile_row(const std::vector<Slice>& list, int64_t rows, int tile_q) {
+  std::vector<double> count(static_cast<size_t>(rows + 1), 0);
+  for (const Slice& s : list) {
+    if (s.q_end <= s.q_begin) continue;
+    count[static_cast<size_t>(s.q_begin / tile_q)] += 1;
+    count[static_cast<size_t>((s.q_end - 1) / tile_q + 1)] -= 1;
+  }
+  double running = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    running += count[static_cast<size_t>(r)];
+    count[static_cast<size_t>(r)] = running;
+  }
+  count.pop_back();
+  return count;
+}
+
+/// One outer tile as a work item: its tiles, boundary tiles, and the slices its boundary tiles test.
+struct OuterTile {
+  int64_t tiles = 0;
+  int64_t partial = 0;
+  double partial_slices = 0;  ///< sum over its boundary tiles of the slices meeting their q-tile row
+};
+
 /// Costs of one head's outer tiles (q-tile rows, or k-tile columns: the transpose of the same tiling) in launch
-/// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles.
-void append_outer_costs(const KernelParams& p, const MaskTiling& tiling, int64_t seqlen_k, bool grid,
-                        double heads_in_item, std::vector<CostRun>& out) {
+/// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles;
+/// a costliest-first grid launches them in the work list's order (kernels/flash_work.cpp: tiles + 1/4 per
+/// boundary tile, stable, empty ones last). `kv_share`: the q heads that read each K/V tile together.
+void append_outer_costs(const KernelParams& p, const std::vector<Slice>& list, const MaskTiling& tiling,
+                        int64_t seqlen_k, double heads_in_item, double kv_share, std::vector<CostRun>& out) {
+  const bool grid = p.scheduler != KernelScheduler::kPersistentLongestFirst;
   const double full_us = p.full_tile_us.value;
   const double partial_us = p.partial_tile_us.value;
   const double outer_us = p.row_us.value;
-  const auto item_cost = [&](int64_t tiles, int64_t partial) {
-    return (static_cast<double>(tiles - partial) * full_us + static_cast<double>(partial) * partial_us + outer_us) *
+  const double slice_us = p.slice_us ? p.slice_us->value : 0.0;
+  // K/V tiles are streamed per tile only by q-row items (a column item loads its K/V tile once).
+  const double kv_us = p.kv_tile_us && !is_column_item(p.work_item) ? p.kv_tile_us->value / kv_share : 0.0;
+  const auto item_cost = [&](const OuterTile& t) {
+    return (static_cast<double>(t.tiles - t.partial) * full_us + static_cast<double>(t.partial) * partial_us +
+            t.partial_slices * slice_us + static_cast<double>(t.tiles) * kv_us + outer_us) *
            heads_in_item;
   };
+  const int64_t rows = tiling.num_q_tile_rows();
+  const std::vector<double> row_slices =
+      slice_us > 0 ? slices_per_q_tile_row(list, rows, p.tile.q) : std::vector<double>(static_cast<size_t>(rows), 0);
+  std::vector<OuterTile> outer;
   if (!is_column_item(p.work_item)) {
-    for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
-      const int64_t tiles = tiling.row_tiles(r);
-      if (tiles == 0 && !grid) continue;
-      push_cost(out, item_cost(tiles, tiling.row_partial_tiles(r)));
+    outer.resize(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      OuterTile& t = outer[static_cast<size_t>(r)];
+      t.tiles = tiling.row_tiles(r);
+      t.partial = tiling.row_partial_tiles(r);
+      t.partial_slices = static_cast<double>(t.partial) * row_slices[static_cast<size_t>(r)];
     }
-    return;
+  } else {
+    // Per k-tile column: tiles and partial tiles, from the rows' runs by difference arrays (O(runs + columns)).
+    const int64_t columns = (seqlen_k + p.tile.k - 1) / p.tile.k;
+    std::vector<int64_t> touched(static_cast<size_t>(columns + 1), 0), partial(static_cast<size_t>(columns + 1), 0);
+    std::vector<double> slices(static_cast<size_t>(columns + 1), 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
+        std::vector<int64_t>& counter = run->partial ? partial : touched;
+        ++counter[static_cast<size_t>(run->k_tile_begin)];
+        --counter[static_cast<size_t>(run->k_tile_end)];
+        if (run->partial) {
+          slices[static_cast<size_t>(run->k_tile_begin)] += row_slices[static_cast<size_t>(r)];
+          slices[static_cast<size_t>(run->k_tile_end)] -= row_slices[static_cast<size_t>(r)];
+        }
+      }
+    }
+    outer.resize(static_cast<size_t>(columns));
+    int64_t t = 0, q = 0;
+    double sl = 0;
+    for (int64_t c = 0; c < columns; ++c) {
+      t += touched[static_cast<size_t>(c)];
+      q += partial[static_cast<size_t>(c)];
+      sl += slices[static_cast<size_t>(c)];
+      outer[static_cast<size_t>(c)] = {t + q, q, sl};
+    }
   }
-  // Per k-tile column: tiles and partial tiles, from the rows' runs by difference arrays (O(runs + columns)).
-  const int64_t columns = (seqlen_k + p.tile.k - 1) / p.tile.k;
-  std::vector<int64_t> touched(static_cast<size_t>(columns + 1), 0), partial(static_cast<size_t>(columns + 1), 0);
-  for (const TileRun& run : tiling.runs()) {
-    std::vector<int64_t>& counter = run.partial ? partial : touched;
-    ++counter[static_cast<size_t>(run.k_tile_begin)];
-    --counter[static_cast<size_t>(run.k_tile_end)];
+  if (p.scheduler == KernelScheduler::kGridCostliestFirst) {
+    std::stable_sort(outer.begin(), outer.end(), [](const OuterTile& a, const OuterTile& b) {
+      return 4 * a.tiles + a.partial > 4 * b.tiles + b.partial;
+    });
   }
-  int64_t t = 0, q = 0;
-  for (int64_t c = 0; c < columns; ++c) {
-    t += touched[static_cast<size_t>(c)];
-    q += partial[static_cast<size_t>(c)];
-    if (t + q == 0 && !grid) continue;
-    push_cost(out, item_cost(t + q, q));
+  for (const OuterTile& t : outer) {
+    if (t.tiles == 0 && !grid) continue;
+    push_cost(out, item_cost(t));
   }
+}
+
+/// The slices a kernel with KernelParams::whole_sequence_band visits. A sequence is a run of tokens that no slice
+/// crosses (a packed document, or the whole mask), as cuDNN's ragged batch cuts it: slices whose token spans
+/// [min(q, k) begin, max(q, k) end) overlap, transitively. Every sequence with a key right of some row's diagonal
+/// becomes one unmasked rectangle, its bounding box; other sequences keep their slices. The diagonal is
+/// bottom-right aligned (k = q + seqlen_k - seqlen_q).
+std::vector<Slice> whole_sequence_band_slices(std::vector<Slice> list, int64_t seqlen_q, int64_t seqlen_k) {
+  const auto span_begin = [](const Slice& s) { return std::min(s.q_begin, s.k_begin); };
+  const auto span_end = [](const Slice& s) { return std::max(s.q_end, s.k_end); };
+  std::sort(list.begin(), list.end(), [&](const Slice& a, const Slice& b) { return span_begin(a) < span_begin(b); });
+  const int64_t offset = seqlen_k - seqlen_q;
+  const auto right_of_diagonal = [&](const Slice& s) {
+    for (int64_t q : {s.q_begin, s.q_end - 1}) {
+      const TokenRange keys = s.keys_of_row(q);
+      if (keys.end > keys.begin && keys.end - 1 > q + offset) return true;
+    }
+    return false;
+  };
+  std::vector<Slice> out;
+  size_t n = 0;
+  while (n < list.size()) {
+    Slice box = list[n];
+    int64_t end = span_end(list[n]);
+    bool right = right_of_diagonal(list[n]);
+    size_t m = n + 1;
+    for (; m < list.size() && span_begin(list[m]) < end; ++m) {
+      end = std::max(end, span_end(list[m]));
+      box.q_begin = std::min(box.q_begin, list[m].q_begin);
+      box.q_end = std::max(box.q_end, list[m].q_end);
+      box.k_begin = std::min(box.k_begin, list[m].k_begin);
+      box.k_end = std::max(box.k_end, list[m].k_end);
+      right = right || right_of_diagonal(list[m]);
+    }
+    if (right) {
+      box.type = SliceType::kFull;
+      out.push_back(box);
+    } else {
+      out.insert(out.end(), list.begin() + static_cast<std::ptrdiff_t>(n), list.begin() + static_cast<std::ptrdiff_t>(m));
+    }
+    n = m;
+  }
+  return out;
 }
 
 bool same_shape(const AttentionShape& a, const AttentionShape& b) {
@@ -110,12 +209,13 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
              "heads (" << shape.heads << ") must be a positive multiple of kv_heads (" << shape.kv_heads
                        << ") and batch positive");
   const int64_t heads_per_mask = shape.heads / masks;
-  const bool grid = params_.scheduler == KernelScheduler::kGridWaves;
+  const bool grid = params_.scheduler != KernelScheduler::kPersistentLongestFirst;
   // Items per head mask: per q head, or per kv head with the GQA group's q heads in one item.
   const bool per_kv_head = params_.work_item == KernelWorkItem::kKColumnPerKvHead;
   const int64_t group = shape.heads / shape.kv_heads;
   const int64_t items_per_outer = per_kv_head ? heads_per_mask / group : heads_per_mask;
   const double heads_in_item = per_kv_head ? static_cast<double>(group) : 1.0;
+  const double kv_share = static_cast<double>(group);
 
   const auto outer_tiles = [&](int64_t sq, int64_t sk) {
     return is_column_item(params_.work_item) ? (sk + params_.tile.k - 1) / params_.tile.k
@@ -126,9 +226,12 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
   std::vector<CostRun> ordered;       // grid: the whole launch order
   std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
   for (int64_t m = 0; m < masks; ++m) {
-    const std::vector<Slice>& list = slices[static_cast<size_t>(m)];
+    const std::vector<Slice>& given = slices[static_cast<size_t>(m)];
+    std::vector<Slice> visited;
+    if (params_.whole_sequence_band) visited = whole_sequence_band_slices(given, seqlen_q, seqlen_k);
+    const std::vector<Slice>& list = params_.whole_sequence_band ? visited : given;
     double area = 0;
-    for (const Slice& s : list) area += static_cast<double>(s.area());
+    for (const Slice& s : given) area += static_cast<double>(s.area());
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
     if (list.empty()) {
@@ -138,7 +241,7 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
       const TileCounts& counts = tiling.counts();
       result.full_tiles += counts.full * heads_per_mask * shape.batch;
       result.partial_tiles += counts.partial * heads_per_mask * shape.batch;
-      append_outer_costs(params_, tiling, seqlen_k, grid, heads_in_item, per_mask_runs);
+      append_outer_costs(params_, list, tiling, seqlen_k, heads_in_item, kv_share, per_mask_runs);
     }
     if (grid) {
       // Launch order: outer tile fastest, then head; the heads of this mask are consecutive.

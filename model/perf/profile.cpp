@@ -37,7 +37,8 @@ std::string_view enum_name(Enum value, const std::pair<Enum, const char*> (&tabl
 
 constexpr std::pair<KernelScheduler, const char*> kSchedulerNames[] = {
     {KernelScheduler::kPersistentLongestFirst, "persistent_longest_first"},
-    {KernelScheduler::kGridWaves, "grid_waves"}};
+    {KernelScheduler::kGridWaves, "grid_waves"},
+    {KernelScheduler::kGridCostliestFirst, "grid_costliest_first"}};
 constexpr std::pair<KernelWorkItem, const char*> kWorkItemNames[] = {
     {KernelWorkItem::kQRowPerHead, "q_row_per_head"},
     {KernelWorkItem::kKColumnPerHead, "k_column_per_head"},
@@ -205,6 +206,8 @@ void validate_profile(const HardwareProfile& p) {
     check_non_negative(k.row_us, label + " row_us");
     check_non_negative(k.launch_us, label + " launch_us");
     check_non_negative(k.q_pass_bytes_per_element, label + " q_pass_bytes_per_element");
+    if (k.slice_us) check_non_negative(*k.slice_us, label + " slice_us");
+    if (k.kv_tile_us) check_non_negative(*k.kv_tile_us, label + " kv_tile_us");
   }
   for (CollectiveOp op : kAllCollectiveOps) {
     for (LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
@@ -263,6 +266,9 @@ json to_json(const HardwareProfile& p) {
                        {"fit", object_or_empty(k.fit)}});
     if (k.q_pass_bytes_per_element.value > 0)
       kernels.back()["q_pass_bytes_per_element"] = write_sourced(k.q_pass_bytes_per_element);
+    if (k.slice_us) kernels.back()["slice_us"] = write_sourced(*k.slice_us);
+    if (k.kv_tile_us) kernels.back()["kv_tile_us"] = write_sourced(*k.kv_tile_us);
+    if (k.whole_sequence_band) kernels.back()["whole_sequence_band"] = true;
   }
   j["kernels"] = kernels;
   json collectives = json::array();
@@ -337,6 +343,12 @@ HardwareProfile profile_from_json(const json& j) {
         e.contains("q_pass_bytes_per_element")
             ? read_sourced(e, path, "q_pass_bytes_per_element")
             : KernelParams{}.q_pass_bytes_per_element;
+    if (e.contains("slice_us")) k.slice_us = read_sourced(e, path, "slice_us");
+    if (e.contains("kv_tile_us")) k.kv_tile_us = read_sourced(e, path, "kv_tile_us");
+    if (e.contains("whole_sequence_band")) {
+      LCAB_CHECK(e["whole_sequence_band"].is_boolean(), "profile: " << path << ".whole_sequence_band must be true or false");
+      k.whole_sequence_band = e["whole_sequence_band"].get<bool>();
+    }
     k.fit = read_object_or_empty(e, "fit");
     p.kernels.push_back(std::move(k));
   }

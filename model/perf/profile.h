@@ -17,6 +17,7 @@
 //    "kernels": [{"impl", "pass", "head_dim", "dtype", "tile_q", "tile_k", "scheduler", "work_item" (optional),
 //                 "ctas_per_sm",
 //                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "q_pass_bytes_per_element" (optional),
+//                 "slice_us", "kv_tile_us", "whole_sequence_band" (optional: terms of kernels that have them),
 //                 "fit"}, ...],
 //    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "ll_latency_us" (optional),
 //                     "ll_bytes_per_s" (optional), "fit"}, ...]}
@@ -38,6 +39,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +82,9 @@ enum class KernelScheduler : uint8_t {
   kPersistentLongestFirst = 0,  ///< persistent CTAs take the longest remaining row first (FA3, lcab_flash)
   kGridWaves = 1,               ///< a plain grid launch: rows in launch order (row fastest, then head, batch),
                                 ///< each CTA to the first free slot (waves)
+  kGridCostliestFirst = 2,      ///< a grid launch whose outer tiles of each head mask are ordered costliest first
+                                ///< (tiles + 1/4 per boundary tile, the work list's order; empty ones last), then
+                                ///< head, batch; each CTA to the first free slot (lcab_flash's Hopper backward)
 };
 std::string_view to_string(KernelScheduler scheduler);  ///< "persistent_longest_first" | "grid_waves"
 KernelScheduler parse_kernel_scheduler(std::string_view name);
@@ -113,6 +118,19 @@ struct KernelParams {
   /// loop (backward: dO.O and the fp32 dQ accumulator's zeroing and conversion); time = bytes / HBM bytes/s.
   /// Optional in files (absent: 0, no such passes).
   Sourced q_pass_bytes_per_element{0, "not given: no passes over q outside the tile loop"};
+  /// Terms only some kernels have (absent in a file: the kernel has no such cost, and calibration does not fit
+  /// it; present: fitted, >= 0).
+  /// slice_us: per boundary tile, per slice of the mask that meets the tile's q-tile row: lcab_flash masks a
+  /// boundary tile by testing every slice of its q-tile row (kernels/flash_common.cuh visible_keys/visible_rows).
+  std::optional<Sourced> slice_us;
+  /// kv_tile_us: per tile of a q-row item, the K/V tile's load from HBM, divided by the q heads that read the same
+  /// K/V tile together (the GQA group: their items are adjacent in the launch order, so the group's later reads
+  /// hit L2; MHA reads every tile from HBM).
+  std::optional<Sourced> kv_tile_us;
+  /// whole_sequence_band: the kernel visits every tile of a sequence (a document, or the whole mask) whose rows
+  /// see keys right of their diagonal, masking them, instead of only the band's tiles (cuDNN 9.14's backward with
+  /// a right-bounded sliding window). Absent: false.
+  bool whole_sequence_band = false;
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
 };
 

@@ -16,7 +16,7 @@ const std::vector<std::string> kMasks = {"full", "causal", "sliding_window_causa
 const std::vector<int64_t> kSeqlens = {1024, 2048, 4096, 8192, 16384};
 
 /// The datasheet profile is the starting point: the fit must move from it to the truth.
-perf::HardwareProfile base_profile() { return perf::builtin_profile("h100_sxm"); }
+perf::HardwareProfile base_profile() { return testing::without_optional_terms(perf::builtin_profile("h100_sxm")); }
 
 CalibrationOptions options_with_input() {
   CalibrationOptions options;

@@ -60,8 +60,16 @@ void set_workload(RecordKey& key, const std::string& mask, int64_t seqlen, const
 
 }  // namespace
 
+perf::HardwareProfile without_optional_terms(perf::HardwareProfile profile) {
+  for (perf::KernelParams& k : profile.kernels) {
+    k.slice_us.reset();
+    k.kv_tile_us.reset();
+  }
+  return profile;
+}
+
 perf::HardwareProfile synthetic_truth_profile() {
-  perf::HardwareProfile p = perf::builtin_profile("h100_sxm");
+  perf::HardwareProfile p = without_optional_terms(perf::builtin_profile("h100_sxm"));
   p.name = "synthetic_truth";
   p.provenance.description = "SYNTHETIC truth profile of the calibration tests";
   perf::KernelParams& fwd = kernel(p, "fwd");

@@ -14,6 +14,9 @@ namespace lcab::calibrate::testing {
 
 /// The built-in H100 profile with known, non-datasheet parameters for lcab_flash fwd/bwd hd128 bf16, the
 /// intra-node send_recv and all_gather collectives, and overlap_slowdown 1.25.
+/// The profile without the optional kernel terms (slice_us, kv_tile_us): the synthetic records and the fits of
+/// these tests use the four base terms.
+perf::HardwareProfile without_optional_terms(perf::HardwareProfile profile);
 perf::HardwareProfile synthetic_truth_profile();
 
 struct SyntheticOptions {

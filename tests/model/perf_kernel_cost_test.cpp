@@ -181,6 +181,79 @@ TEST(PerfKernelCost, CachedCostEqualsFreshCost) {
   EXPECT_EQ(model.cache_entries(), 2u);
 }
 
+TEST(PerfKernelCost, GridCostliestFirstLaunchesEachHeadsTilesCostliestFirst) {
+  // Causal S = 512, 2 q heads (MHA), 3 slots; rows cost 2.5, 3.5, 4.5, 5.5 us per head.
+  // Longest first over all items: {5.5, 3.5, 2.5}, {5.5, 3.5, 2.5}, {4.5, 4.5} -> 11.5.
+  // Costliest first per head, head after head, each to the first free slot: 5.5 | 4.5 | 3.5, 2.5 (6) | head 1:
+  // 5.5 on the slot free at 4.5 (10), 4.5 on the one free at 5.5 (10), 3.5 at 6 (9.5), 2.5 at 9.5 -> 12.
+  // Plain launch order (2.5, 3.5, 4.5, 5.5 per head): -> 13.5.
+  const Mask mask = make_mask("causal", 512);
+  const auto time = [&](KernelScheduler scheduler) {
+    return KernelCostModel(simple_kernel("fwd", scheduler), 3).cost(mask, heads_shape(2, 2)).time_us;
+  };
+  EXPECT_DOUBLE_EQ(time(KernelScheduler::kPersistentLongestFirst), 3.0 + 11.5);
+  EXPECT_DOUBLE_EQ(time(KernelScheduler::kGridCostliestFirst), 3.0 + 12.0);
+  EXPECT_DOUBLE_EQ(time(KernelScheduler::kGridWaves), 3.0 + 13.5);
+  // A grid launches the empty rows too (last, 0.5 us each).
+  const std::vector<std::vector<Slice>> one_tile = {{Slice{0, 128, 0, 128, SliceType::kFull}}};
+  EXPECT_DOUBLE_EQ(KernelCostModel(simple_kernel("fwd", KernelScheduler::kGridCostliestFirst), 1)
+                       .cost(one_tile, 512, 512, heads_shape(1, 1))
+                       .time_us,
+                   3.0 + 1.5 + 3 * 0.5);
+}
+
+TEST(PerfKernelCost, BoundaryTilesPayForEverySliceOfTheirRow) {
+  // One 128 x 128 tile covered by four FULL slices of 32 keys: a boundary tile (no single slice covers it) whose
+  // q-tile row meets 4 slices: 2 (partial) + 0.5 (row) + 4 x 0.25 = 3.5 us, as a row item and as a column item.
+  std::vector<Slice> four;
+  for (int64_t k = 0; k < 128; k += 32) four.push_back(Slice{0, 128, k, k + 32, SliceType::kFull});
+  const std::vector<std::vector<Slice>> slices = {four};
+  KernelParams k = simple_kernel();
+  k.slice_us = Sourced{0.25, "test"};
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 4).cost(slices, 128, 128, heads_shape(1, 1)).time_us, 3.0 + 3.5);
+  k.work_item = KernelWorkItem::kKColumnPerHead;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 4).cost(slices, 128, 128, heads_shape(1, 1)).time_us, 3.0 + 3.5);
+  // Unmasked tiles test no slice: full S = 256 costs the same with and without the term.
+  const Mask full = make_mask("full", 256);
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 4).cost(full, heads_shape(1, 1)).time_us,
+                   KernelCostModel(simple_kernel(), 4).cost(full, heads_shape(1, 1)).time_us);
+}
+
+TEST(PerfKernelCost, KvTilesAreSharedByTheGqaGroup) {
+  // Full S = 256: a row item has 2 tiles, 2 x 1 + 0.5 = 2.5 us, plus 2 x kv_tile_us / (q heads per kv head).
+  KernelParams k = simple_kernel();
+  k.kv_tile_us = Sourced{0.8, "test"};
+  const Mask full = make_mask("full", 256);
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(full, heads_shape(4, 1)).time_us, 3.0 + 2.5 + 2 * 0.2);
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(full, heads_shape(4, 4)).time_us, 3.0 + 2.5 + 2 * 0.8);
+  // A column item loads its K/V tile once: no per-tile K/V term.
+  k.work_item = KernelWorkItem::kKColumnPerHead;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(full, heads_shape(4, 4)).time_us, 3.0 + 2.5);
+}
+
+TEST(PerfKernelCost, WholeSequenceBandVisitsEveryTileOfABandRightOfTheDiagonal) {
+  KernelParams k = simple_kernel("bwd", KernelScheduler::kGridWaves);
+  k.whole_sequence_band = true;
+  const KernelCostModel whole(k, 4);
+  const KernelCostModel banded(simple_kernel("bwd", KernelScheduler::kGridWaves), 4);
+  // A symmetric window sees keys right of the diagonal: all 8 x 8 tiles of S = 1024, unmasked; FLOPs unchanged.
+  const Mask window = make_mask("sliding_window:window=128", 1024);
+  const KernelCost c = whole.cost(window, heads_shape(1, 1));
+  EXPECT_EQ(c.full_tiles, 64);
+  EXPECT_EQ(c.partial_tiles, 0);
+  EXPECT_DOUBLE_EQ(c.flops, banded.cost(window, heads_shape(1, 1)).flops);
+  // Causal (nothing right of the diagonal) and FULL documents (already whole) keep their tiles.
+  for (const char* spec : {"causal", "sliding_window_causal:window=128"}) {
+    const Mask mask = make_mask(spec, 1024);
+    EXPECT_EQ(whole.cost(mask, heads_shape(1, 1)).full_tiles, banded.cost(mask, heads_shape(1, 1)).full_tiles) << spec;
+    EXPECT_EQ(whole.cost(mask, heads_shape(1, 1)).partial_tiles, banded.cost(mask, heads_shape(1, 1)).partial_tiles)
+        << spec;
+  }
+  const std::vector<std::vector<Slice>> documents = {
+      {Slice{0, 256, 0, 256, SliceType::kFull}, Slice{256, 1024, 256, 1024, SliceType::kFull}}};
+  EXPECT_EQ(whole.cost(documents, 1024, 1024, heads_shape(1, 1)).full_tiles, 4 + 36);
+}
+
 TEST(PerfKernelCost, BuiltinProfileReproducesItsAnchorAtSixteenK) {
   // Entries the committed calibrations did not fit keep the datasheet layer, whose parameters were solved so that
   // full at 16K gives the published TFLOP/s (cuDNN 9.19 on H200, GQA 64/8: 702; the H200 calibration fits

@@ -2,6 +2,7 @@
 // summaries must be the same numbers for every method of the ulysses/ring engine, degrees, placements, windows,
 // masks (documents, windows, per-kv-head block-sparse), GPU counts up to 64 (one node and several), both passes,
 // with and without the overlap slowdown, with and without the own-block tail of the ring backward.
+#include <algorithm>
 #include "model/perf/lockstep_simulator.h"
 
 #include <cmath>
@@ -119,9 +120,10 @@ const std::vector<std::string> kMasks = {"causal",          "causal_document",  
                                          "block_sparse",    "variable_block_sparse:avg_block=256"};
 
 TEST(PerfLockstepSimulator, SameSummariesAsTheMaterializedScheduleOnOneNode) {
-  // The built-in H100 profile: overlap slowdown 1.1, so both plays of each simulator are compared.
-  const HardwareProfile& h100 = builtin_profile("h100_sxm");
-  ASSERT_GT(h100.overlap_slowdown.value, 1.0);
+  // The built-in H100 profile with an overlap slowdown above 1 (the fitted one may be 1), so that both plays of
+  // each simulator are compared.
+  HardwareProfile h100 = builtin_profile("h100_sxm");
+  h100.overlap_slowdown.value = std::max(h100.overlap_slowdown.value, 1.1);
   int compared = 0;
   for (int64_t gpus : {1, 2, 3, 4, 8}) compared += compare_all(h100, {}, gpus, 8, kMasks, 16384);
   EXPECT_GE(compared, 130);

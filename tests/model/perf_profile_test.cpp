@@ -58,6 +58,10 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   p.provenance.inputs = {"a.jsonl", "b.jsonl"};
   p.provenance.residuals = {{"kernel_mape", 3.5}};
   p.kernels[0].fit = {{"points", 12}};
+  p.kernels[0].slice_us = Sourced{0.1, "test"};
+  p.kernels[0].kv_tile_us = Sourced{0.4, "test"};
+  p.kernels[1].scheduler = KernelScheduler::kGridCostliestFirst;
+  p.kernels[1].whole_sequence_band = true;
   const std::string path = (std::filesystem::temp_directory_path() / "lcab_profile_roundtrip.json").string();
   save_profile(p, path);
   const HardwareProfile back = load_profile(path);
@@ -65,6 +69,10 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   EXPECT_EQ(to_json(back), to_json(p));
   EXPECT_EQ(back.provenance.inputs.size(), 2u);
   EXPECT_EQ(back.kernels[0].fit["points"], 12);
+  EXPECT_DOUBLE_EQ(back.kernels[0].kv_tile_us->value, 0.4);
+  EXPECT_FALSE(back.kernels[1].slice_us.has_value());  // absent: the kernel has no such term
+  EXPECT_EQ(back.kernels[1].scheduler, KernelScheduler::kGridCostliestFirst);
+  EXPECT_TRUE(back.kernels[1].whole_sequence_band);
   EXPECT_EQ(back.collective(CollectiveOp::kAllGather, LinkClass::kInterNode).bytes_per_s.value, 10e9);
 }
 
@@ -77,6 +85,9 @@ TEST(PerfProfile, RejectsNumbersWithoutSourceOrOutOfRange) {
   EXPECT_THROW(profile_from_json(j), Error);
   j = to_json(testing::simple_profile());
   j["kernels"][0]["full_tile_us"]["value"] = -1;
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["kernels"][0]["slice_us"] = {{"value", -0.1}, {"source", "test"}};
   EXPECT_THROW(profile_from_json(j), Error);
   j = to_json(testing::simple_profile());
   j["collectives"].erase(0);
