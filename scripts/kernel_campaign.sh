@@ -7,7 +7,7 @@
 #   scripts/kernel_campaign.sh PART OUTDIR
 # PART: ours | sm80 | sdpa | flex (each fits one 10-minute device call on an H100). Environment: BUILD (folder
 # with apps/lcab-measure and apps/lcab-predict, default build), SEQLENS (default 1k..64k), FLEX_SEQLENS (4k,16k,32k),
-# REPS (5), WARMUP (2).
+# FLEX_KV_HEADS (8), FLEX_HEAD_DIMS (128), REPS (5), WARMUP (2).
 set -uo pipefail
 part=${1:?part: ours, sm80, sdpa or flex}
 out=${2:?output directory}
@@ -38,9 +38,11 @@ case "$part" in
     python3 measure/peers/torch_peers.py --impl torch_sdpa_efficient --mask "$all_masks" --seqlen 1k,4k,16k \
       --pass fwd,bwd --heads 64 --kv-heads 8 --head-dim 128 --warmup "$warmup" --reps "$reps" \
       --max-dense-mask-bytes 268435456 --out "$out/torch-peers-sdpa.jsonl" ;;
-  flex)  # FlexAttention (one compilation per point): every pattern at FLEX_SEQLENS (4K, 16K, 32K), GQA hd 128
+  flex)  # FlexAttention (one compilation per point): every pattern at FLEX_SEQLENS (4K, 16K, 32K), FLEX_KV_HEADS
+         # (8) and FLEX_HEAD_DIMS (128)
     python3 measure/peers/torch_peers.py --impl torch_flex --mask "$all_masks" --seqlen "${FLEX_SEQLENS:-4k,16k,32k}" \
-      --pass fwd,bwd --heads 64 --kv-heads 8 --head-dim 128 --warmup "$warmup" --reps "$reps" \
+      --pass fwd,bwd --heads 64 --kv-heads "${FLEX_KV_HEADS:-8}" --head-dim "${FLEX_HEAD_DIMS:-128}" \
+      --warmup "$warmup" --reps "$reps" \
       --out "$out/torch-peers-flex.jsonl" ;;
   *) echo "kernel_campaign.sh: unknown part '$part'; valid: ours, sm80, sdpa, flex" >&2; exit 2 ;;
 esac

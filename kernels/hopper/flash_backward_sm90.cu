@@ -273,22 +273,20 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
           for (int r = 0; r < 2; ++r) st[4 * j + 2 * r + e] = fast_exp2(fmaf(st[4 * j + 2 * r + e], scale_log2, -lse_log2));
         }
       }
-      // P^T packed to 16 bits before dP^T is waited for: the fp32 S^T registers die here, which keeps the step
-      // within the consumer's 240 registers (no spills); dS^T below uses the same rounded P^T that dV uses.
-      to_a_fragments<T>(st, p_frag);
+      sm90::fence_registers(st);  // the exponentials stay ahead of the wait below
       sm90::wgmma_wait<0>();
       sm90::fence_registers(dpt);
       // dS^T = P^T (dP^T - delta).
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const float2 p2 = MmaType<T>::unpack(p_frag[j / 2][(j % 2) * 2 + r]);
-          const float d0 = lse_s[C::kBlockQ + 8 * j + 2 * t], d1 = lse_s[C::kBlockQ + 8 * j + 2 * t + 1];
-          dpt[4 * j + 2 * r] = p2.x * (dpt[4 * j + 2 * r] - d0);
-          dpt[4 * j + 2 * r + 1] = p2.y * (dpt[4 * j + 2 * r + 1] - d1);
+        for (int e = 0; e < 2; ++e) {
+          const float delta = lse_s[C::kBlockQ + 8 * j + 2 * t + e];
+#pragma unroll
+          for (int r = 0; r < 2; ++r) dpt[4 * j + 2 * r + e] = st[4 * j + 2 * r + e] * (dpt[4 * j + 2 * r + e] - delta);
         }
       }
+      to_a_fragments<T>(st, p_frag);
       to_a_fragments<T>(dpt, ds_frag);
       // dS^T to shared memory for dQ: rows = keys (this warpgroup's 64 of the 128), 64 queries per row, swizzled.
 #pragma unroll
