@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "model/error.h"
 #include "model/mask_tiling.h"
@@ -44,8 +45,10 @@ void push_cost(std::vector<CostRun>& runs, double cost_us) {
 
 /// Costs of one head's outer tiles (q-tile rows, or k-tile columns: the transpose of the same tiling) in launch
 /// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles.
-void append_outer_costs(const KernelParams& p, const MaskTiling& tiling, int64_t seqlen_k, bool grid,
-                        double heads_in_item, std::vector<CostRun>& out) {
+/// for_each_outer(visit) calls visit(tiles, partial) for every outer tile in launch order.
+template <class ForEachOuter>
+void append_outer_costs(const KernelParams& p, ForEachOuter&& for_each_outer, bool grid, double heads_in_item,
+                        std::vector<CostRun>& out) {
   const double full_us = p.full_tile_us.value;
   const double partial_us = p.partial_tile_us.value;
   const double outer_us = p.row_us.value;
@@ -53,12 +56,17 @@ void append_outer_costs(const KernelParams& p, const MaskTiling& tiling, int64_t
     return (static_cast<double>(tiles - partial) * full_us + static_cast<double>(partial) * partial_us + outer_us) *
            heads_in_item;
   };
+  for_each_outer([&](int64_t tiles, int64_t partial) {
+    if (tiles == 0 && !grid) return;
+    push_cost(out, item_cost(tiles, partial));
+  });
+}
+
+/// Calls visit(tiles, partial) for every outer tile of `tiling` in launch order.
+template <class Visit>
+void for_each_outer_tile(const KernelParams& p, const MaskTiling& tiling, int64_t seqlen_k, Visit&& visit) {
   if (!is_column_item(p.work_item)) {
-    for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
-      const int64_t tiles = tiling.row_tiles(r);
-      if (tiles == 0 && !grid) continue;
-      push_cost(out, item_cost(tiles, tiling.row_partial_tiles(r)));
-    }
+    for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) visit(tiling.row_tiles(r), tiling.row_partial_tiles(r));
     return;
   }
   // Per k-tile column: tiles and partial tiles, from the rows' runs by difference arrays (O(runs + columns)).
@@ -73,8 +81,7 @@ void append_outer_costs(const KernelParams& p, const MaskTiling& tiling, int64_t
   for (int64_t c = 0; c < columns; ++c) {
     t += touched[static_cast<size_t>(c)];
     q += partial[static_cast<size_t>(c)];
-    if (t + q == 0 && !grid) continue;
-    push_cost(out, item_cost(t + q, q));
+    visit(t + q, q);
   }
 }
 
@@ -99,10 +106,79 @@ KernelCostModel::KernelCostModel(KernelParams params, int sms, double hbm_bytes_
 KernelCostModel::KernelCostModel(const HardwareProfile& profile, KernelParams params)
     : KernelCostModel(std::move(params), profile.sms(), profile.gpu.hbm_bytes_per_s.value) {}
 
+namespace {
+// One head mask of a call as cost_of_masks reads it: from the tiling of its slices ...
+class SliceHeadTiles {
+ public:
+  SliceHeadTiles(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelParams& p)
+      : list_(list), seqlen_k_(seqlen_k), params_(p) {
+    for (const Slice& s : list) area_ += static_cast<double>(s.area());
+    if (!list.empty()) tiling_.emplace(list, seqlen_q, seqlen_k, p.tile);
+  }
+  double area() const { return area_; }
+  bool empty() const { return list_.empty(); }
+  int64_t full() const { return tiling_->counts().full; }
+  int64_t partial() const { return tiling_->counts().partial; }
+  template <class Visit>
+  void for_each_outer(Visit&& visit) const { for_each_outer_tile(params_, *tiling_, seqlen_k_, visit); }
+
+ private:
+  const std::vector<Slice>& list_;
+  int64_t seqlen_k_;
+  const KernelParams& params_;
+  double area_ = 0;
+  std::optional<MaskTiling> tiling_;
+};
+
+// ... or from counts known without slices (OuterTileCounts).
+class CountedHeadTiles {
+ public:
+  explicit CountedHeadTiles(const OuterTileCounts& c) : c_(c) {
+    for (size_t n = 0; n < c.tiles.size(); ++n) {
+      touched_ += c.tiles[n];
+      if (!c.partial.empty()) partial_ += c.partial[n];
+    }
+  }
+  double area() const { return c_.area; }
+  bool empty() const { return touched_ == 0; }
+  int64_t full() const { return touched_ - partial_; }
+  int64_t partial() const { return partial_; }
+  template <class Visit>
+  void for_each_outer(Visit&& visit) const {
+    for (size_t n = 0; n < c_.tiles.size(); ++n) visit(c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n]);
+  }
+
+ private:
+  const OuterTileCounts& c_;
+  int64_t touched_ = 0;
+  int64_t partial_ = 0;
+};
+}  // namespace
+
 KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                                  const AttentionShape& shape) const {
   LCAB_CHECK(!slices.empty(), "an attention call needs a slice list (one shared, or one per kv head)");
-  const int64_t masks = static_cast<int64_t>(slices.size());
+  return cost_of_masks(static_cast<int64_t>(slices.size()), seqlen_q, seqlen_k, shape, [&](int64_t m) {
+    return SliceHeadTiles(slices[static_cast<size_t>(m)], seqlen_q, seqlen_k, params_);
+  });
+}
+
+KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q,
+                                            int64_t seqlen_k, const AttentionShape& shape) const {
+  LCAB_CHECK(!per_mask.empty(), "an attention call needs tile counts (one shared mask, or one per kv head)");
+  const int64_t outer = is_column_item(params_.work_item) ? (seqlen_k + params_.tile.k - 1) / params_.tile.k
+                                                          : (seqlen_q + params_.tile.q - 1) / params_.tile.q;
+  for (const OuterTileCounts& c : per_mask)
+    LCAB_CHECK(static_cast<int64_t>(c.tiles.size()) == outer &&
+                   (c.partial.empty() || c.partial.size() == c.tiles.size()),
+               "tile counts need one entry per outer tile of the call: " << outer << ", got " << c.tiles.size());
+  return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape,
+                       [&](int64_t m) { return CountedHeadTiles(per_mask[static_cast<size_t>(m)]); });
+}
+
+template <class HeadTilesOf>
+KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k,
+                                          const AttentionShape& shape, HeadTilesOf&& head_tiles_of) const {
   LCAB_CHECK(masks == 1 || masks == shape.kv_heads,
              "per-kv-head slices need one list per kv head: got " << masks << " lists for " << shape.kv_heads
                                                                   << " kv heads");
@@ -126,19 +202,17 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
   std::vector<CostRun> ordered;       // grid: the whole launch order
   std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
   for (int64_t m = 0; m < masks; ++m) {
-    const std::vector<Slice>& list = slices[static_cast<size_t>(m)];
-    double area = 0;
-    for (const Slice& s : list) area += static_cast<double>(s.area());
+    const auto head = head_tiles_of(m);
+    const double area = head.area();
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
-    if (list.empty()) {
+    if (head.empty()) {
       if (grid) per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
     } else {
-      const MaskTiling tiling(list, seqlen_q, seqlen_k, params_.tile);
-      const TileCounts& counts = tiling.counts();
-      result.full_tiles += counts.full * heads_per_mask * shape.batch;
-      result.partial_tiles += counts.partial * heads_per_mask * shape.batch;
-      append_outer_costs(params_, tiling, seqlen_k, grid, heads_in_item, per_mask_runs);
+      result.full_tiles += head.full() * heads_per_mask * shape.batch;
+      result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
+      append_outer_costs(params_, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item,
+                         per_mask_runs);
     }
     if (grid) {
       // Launch order: outer tile fastest, then head; the heads of this mask are consecutive.
