@@ -101,6 +101,8 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
   for (const std::string& spec : masks) {
     for (int64_t seqlen : seqlens) {
       request.workload = make_workload(spec, seqlen, opts, heads, kv_heads, head_dim);
+      // One cache for every GPU count of this mask: its tile grids are made once.
+      request.item_cache = std::make_shared<perf::RingItemCostCache>();
       for (int64_t gpus : gpus_list) {
         const perf::Plan plan = perf::make_plan(profile, {gpus, gpus_per_node}, request);
         ++points;

@@ -198,7 +198,7 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
   // One predictor per worker (kernel caches are not shared); item tables are shared by all.
-  auto items = std::make_shared<RingItemCostCache>();
+  auto items = request.item_cache ? request.item_cache : std::make_shared<RingItemCostCache>();
   std::vector<std::unique_ptr<CpPredictor>> predictors;
   for (int t = 0; t < threads; ++t) predictors.push_back(std::make_unique<CpPredictor>(profile, cluster, items));
 

@@ -29,6 +29,9 @@ struct PlanRequest {
   /// those that do not, separately), it and all after it are not simulated: each is slower than every simulated
   /// one, so the ranking of the simulated ones is exact and the pruned ones rank after them by their bound.
   bool prune = true;
+  /// Item-cost tables and tile grids to use and keep (ring_item_cache.h); null: a cache of this plan's own. A
+  /// sweep passes one cache to the plans of every GPU count of a mask, which then make the mask's grids once.
+  std::shared_ptr<RingItemCostCache> item_cache;
 };
 
 struct PlanEntry {
