@@ -11,6 +11,7 @@
 #include "model/mask_tile_grid.h"
 #include "model/mask_tiling.h"
 #include "model/perf/grid_item_tiles.h"
+#include "model/perf/grid_schedule.h"
 #include "model/perf/planner.h"
 #include "model/perf/ring_item_cache.h"
 #include "model/perf/ring_item_costs.h"
@@ -96,9 +97,9 @@ cp::CpConfig ring_config(const std::string& method, int64_t gpus, int64_t ulysse
   c.gpus = gpus;
   c.gpus_per_node = 8;
   c.ulysses_degree = ulysses;
+  c.workload.kv_heads = mask->is_per_kv_head() ? mask->num_head_masks() : 4;  // GQA 4
+  c.workload.heads = 4 * c.workload.kv_heads;
   c.workload.mask = std::move(mask);
-  c.workload.heads = 16;
-  c.workload.kv_heads = 4;
   return cp::normalize_config(c);
 }
 
@@ -158,6 +159,73 @@ TEST(PerfGridItems, UnalignedShardingsFallBackToSlices) {
       TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
   const cp::UlyssesRingProgram program(ring_config("ring", 32, 0, mask), cp::Pass::kForward);
   EXPECT_FALSE(RingItemCosts(program, &fwd, &bwd, h100().executor_pass_rate(), grids).counted_on_grids());
+}
+
+TEST(PerfGridItems, AllgatherSchedulesOnGridsEqualResolvedSchedules) {
+  int compared = 0;
+  for (const char* spec : {"block_sparse:density=0.2,seed=6", "full"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (int64_t gpus : {2, 8, 32}) {
+      const cp::CpConfig config = ring_config("allgather", gpus, 0, mask);
+      const cp::CpMethod& method = cp::builtin_cp_methods().find("allgather");
+      for (const char* pass_name : {"fwd", "bwd"}) {
+        const KernelCostModel model = model_of(pass_name);
+        const cp::Pass pass = std::string(pass_name) == "fwd" ? cp::Pass::kForward : cp::Pass::kBackward;
+        const bool columns = model.params().work_item != KernelWorkItem::kQRowPerHead;
+        const auto grid = TileGrid::make(*mask, model.params().tile,
+                                         columns ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows);
+        const std::optional<GridSchedule> counted = build_on_grid(method, config, pass, model, grid);
+        ASSERT_TRUE(counted) << spec << " P=" << gpus;
+        const cp::Schedule resolved = cp::build_schedule(config, pass);
+        ASSERT_EQ(resolved.ranks.size(), counted->schedule.ranks.size());
+        for (size_t r = 0; r < resolved.ranks.size(); ++r) {
+          const auto& a = resolved.ranks[r];
+          const auto& b = counted->schedule.ranks[r];
+          ASSERT_EQ(a.ops.size(), b.ops.size()) << spec << " P=" << gpus << " rank " << r;
+          ASSERT_EQ(a.items.size(), b.items.size());
+          ASSERT_EQ(a.items.size(), counted->item_costs[r].size());
+          for (size_t n = 0; n < a.items.size(); ++n) {
+            const cp::ComputeItem& x = a.items[n];
+            const cp::ComputeItem& y = b.items[n];
+            EXPECT_EQ(x.q_rows, y.q_rows);
+            EXPECT_EQ(x.k_rows, y.k_rows);
+            EXPECT_EQ(x.pairs, y.pairs);
+            EXPECT_EQ(x.grad_row_begin, y.grad_row_begin);
+            const KernelCost c = model.cost(x.slices, x.q_rows.length(), x.k_rows.length(),
+                                            AttentionShape{1, 16, 4, 128, 2});
+            EXPECT_EQ(c.time_us, counted->item_costs[r][n].time_us) << spec << " P=" << gpus << " rank " << r;
+            EXPECT_EQ(c.flops, counted->item_costs[r][n].flops);
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+  // Off the tiles (chunks of 16384 / 256 = 64 tokens): no grid schedule.
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse", 16384, 4));
+  const KernelCostModel model = model_of("fwd");
+  EXPECT_FALSE(build_on_grid(cp::builtin_cp_methods().find("allgather"), ring_config("allgather", 128, 0, mask),
+                             cp::Pass::kForward, model, TileGrid::make(*mask, model.params().tile, TileGrid::Lines::kRows)));
+}
+
+TEST(PerfGridItems, AllgatherPredictionsOnGridsEqualResolved) {
+  // The predictor's grid path (summaries) against the materialized schedules it keeps for timelines.
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse:density=0.3,seed=1", 32768, 8));
+  CpPredictor predictor(h100(), {16, 8});
+  const cp::CpConfig config = ring_config("allgather", 16, 0, mask);
+  const std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
+  const CpPrediction fast = predictor.predict(config, {}, passes, PredictOptions{false, false, false});
+  const CpPrediction kept = predictor.predict(config, {}, passes, PredictOptions{false, true, false});
+  ASSERT_EQ(fast.passes.size(), kept.passes.size());
+  for (size_t n = 0; n < fast.passes.size(); ++n) {
+    EXPECT_EQ(fast.passes[n].simulation.time_us, kept.passes[n].simulation.time_us);
+    EXPECT_EQ(fast.passes[n].simulation.flops(), kept.passes[n].simulation.flops());
+    EXPECT_EQ(fast.passes[n].simulation.peak_mem_bytes(), kept.passes[n].simulation.peak_mem_bytes());
+  }
+  const CpBound bound = predictor.bound(config, {}, passes);
+  EXPECT_LE(bound.time_lower_bound_us, fast.time_us());
+  EXPECT_EQ(bound.peak_mem_bytes, fast.peak_mem_bytes());
 }
 
 TEST(PerfGridItems, PlansSharingACacheEqualPlansWithout) {
