@@ -35,6 +35,37 @@ std::vector<int64_t> global_tiles(const std::vector<TileRunOfMap>& runs, int64_t
   return out;
 }
 
+// Positions (global tiles) of a line given by runs, counted run by run or, when the runs cover most of the line
+// (an allgather item's keys: every rank's block but one), as the whole line minus the gaps between them.
+class PositionSet {
+ public:
+  PositionSet(const std::vector<TileRunOfMap>& runs, int64_t line_length) : line_length_(line_length) {
+    for (const TileRunOfMap& r : runs) direct_.push_back({r.global, r.global + r.tiles});
+    std::sort(direct_.begin(), direct_.end());
+    std::vector<std::pair<int64_t, int64_t>> gaps;
+    int64_t covered = 0;
+    for (const auto& [begin, end] : direct_) {
+      if (begin > covered) gaps.push_back({covered, begin});
+      covered = std::max(covered, end);
+    }
+    if (covered < line_length) gaps.push_back({covered, line_length});
+    if (gaps.size() + 1 < direct_.size()) {
+      direct_ = std::move(gaps);
+      complement_ = true;
+    }
+  }
+  int64_t count(const TileGrid& grid, int head, int64_t line) const {
+    int64_t n = complement_ ? grid.count(head, line, 0, line_length_) : 0;
+    for (const auto& [begin, end] : direct_) n += (complement_ ? -1 : 1) * grid.count(head, line, begin, end);
+    return n;
+  }
+
+ private:
+  int64_t line_length_;
+  std::vector<std::pair<int64_t, int64_t>> direct_;  ///< the runs, or the gaps when complement_
+  bool complement_ = false;
+};
+
 }  // namespace
 
 GridItemTiler::GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bool, 2> column_items)
@@ -73,25 +104,37 @@ std::optional<GridItem> GridItemTiler::item(const cp::TokenMap& q_map, int64_t q
       rows ? tile_runs(q_map, bq, q_begin, q_end) : tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max());
   const std::vector<TileRunOfMap> position_runs =
       rows ? tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max()) : tile_runs(q_map, bq, q_begin, q_end);
+  // Lines with a tile, then the first (last) position runs in buffer order holding one.
+  const PositionSet positions(position_runs, main_->line_length());
+  std::vector<int64_t> lines;  // global lines with a tile
   int64_t line_lo = std::numeric_limits<int64_t>::max(), line_hi = -1;
-  int64_t pos_lo = std::numeric_limits<int64_t>::max(), pos_hi = -1;
   for (const TileRunOfMap& lr : line_runs) {
     for (int64_t i = 0; i < lr.tiles; ++i) {
       const int64_t line = lr.global + i;
       bool any = false;
-      for (int h : head_lists) {
-        for (const TileRunOfMap& pr : position_runs) {
-          const int64_t f = main_->first(h, line, pr.global, pr.global + pr.tiles);
-          if (f < 0) continue;
-          any = true;
-          pos_lo = std::min(pos_lo, pr.buffer + f - pr.global);
-          pos_hi = std::max(pos_hi, pr.buffer + main_->last_end(h, line, pr.global, pr.global + pr.tiles) - pr.global);
-        }
-      }
+      for (size_t h = 0; h < head_lists.size() && !any; ++h) any = positions.count(*main_, head_lists[h], line) > 0;
       if (!any) continue;
+      lines.push_back(line);
       line_lo = std::min(line_lo, lr.buffer + i);
       line_hi = std::max(line_hi, lr.buffer + i + 1);
     }
+  }
+  int64_t pos_lo = std::numeric_limits<int64_t>::max(), pos_hi = -1;
+  for (const TileRunOfMap& pr : position_runs) {
+    for (int64_t line : lines)
+      for (int h : head_lists) {
+        const int64_t f = main_->first(h, line, pr.global, pr.global + pr.tiles);
+        if (f >= 0) pos_lo = std::min(pos_lo, pr.buffer + f - pr.global);
+      }
+    if (pos_lo != std::numeric_limits<int64_t>::max()) break;
+  }
+  for (auto pr = position_runs.rbegin(); pr != position_runs.rend(); ++pr) {
+    for (int64_t line : lines)
+      for (int h : head_lists) {
+        const int64_t l = main_->last_end(h, line, pr->global, pr->global + pr->tiles);
+        if (l >= 0) pos_hi = std::max(pos_hi, pr->buffer + l - pr->global);
+      }
+    if (pos_hi >= 0) break;
   }
   if (line_hi < 0) return std::nullopt;
   GridItem item;
@@ -111,8 +154,9 @@ std::optional<GridItem> GridItemTiler::item(const cp::TokenMap& q_map, int64_t q
         global_tiles(columns ? tile_runs(k_map, tk, item.k_rows.begin, item.k_rows.end)
                              : tile_runs(q_map, tq, item.q_rows.begin, item.q_rows.end),
                      outer_rows.begin / outer_tile, n);
-    const std::vector<TileRunOfMap> inner = columns ? tile_runs(q_map, tq, item.q_rows.begin, item.q_rows.end)
-                                                    : tile_runs(k_map, tk, item.k_rows.begin, item.k_rows.end);
+    const PositionSet inner(columns ? tile_runs(q_map, tq, item.q_rows.begin, item.q_rows.end)
+                                    : tile_runs(k_map, tk, item.k_rows.begin, item.k_rows.end),
+                            g->line_length());
     std::vector<OuterTileCounts>& per_head = item.counts[p];
     per_head.resize(head_lists.size());
     for (size_t h = 0; h < head_lists.size(); ++h) {
@@ -122,8 +166,7 @@ std::optional<GridItem> GridItemTiler::item(const cp::TokenMap& q_map, int64_t q
       for (int64_t o = 0; o < n; ++o) {
         const int64_t line = outer_global[static_cast<size_t>(o)];
         if (line < 0) continue;
-        int64_t t = 0;
-        for (const TileRunOfMap& r : inner) t += g->count(head_lists[h], line, r.global, r.global + r.tiles);
+        const int64_t t = inner.count(*g, head_lists[h], line);
         c.tiles[static_cast<size_t>(o)] = t;
         touched += t;
       }
@@ -140,13 +183,11 @@ int64_t GridItemTiler::cells_from_row(const cp::TokenMap& q_map, int64_t at, int
   const std::vector<TileRunOfMap> q_runs = tile_runs(q_map, bq, at, q_end);
   const std::vector<TileRunOfMap> k_runs = tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max());
   const std::vector<TileRunOfMap>& line_runs = rows ? q_runs : k_runs;
-  const std::vector<TileRunOfMap>& position_runs = rows ? k_runs : q_runs;
+  const PositionSet positions(rows ? k_runs : q_runs, main_->line_length());
   int64_t tiles = 0;
   for (int h : head_lists)
     for (const TileRunOfMap& lr : line_runs)
-      for (int64_t i = 0; i < lr.tiles; ++i)
-        for (const TileRunOfMap& pr : position_runs)
-          tiles += main_->count(h, lr.global + i, pr.global, pr.global + pr.tiles);
+      for (int64_t i = 0; i < lr.tiles; ++i) tiles += positions.count(*main_, h, lr.global + i);
   return tiles * bq * bk;
 }
 
