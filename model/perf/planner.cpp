@@ -277,4 +277,21 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   return plan;
 }
 
+std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters,
+                             PlanRequest request) {
+  const size_t n = clusters.size();
+  const int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int workers = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
+  request.threads = std::max(1, threads / workers);
+  if (!request.item_cache) request.item_cache = std::make_shared<RingItemCostCache>();
+  std::vector<std::optional<Plan>> plans(n);
+  std::atomic<size_t> next{0};
+  run_workers(workers, [&](int) {
+    for (size_t c = next++; c < n; c = next++) plans[n - 1 - c] = make_plan(profile, clusters[n - 1 - c], request);
+  });
+  std::vector<Plan> out;
+  for (std::optional<Plan>& p : plans) out.push_back(std::move(*p));
+  return out;
+}
+
 }  // namespace lcab::perf

@@ -62,6 +62,14 @@ std::vector<cp::CpConfig> plan_candidates(const PlanRequest& request, const Clus
 /// Predicts every candidate. Invalid candidates are listed in skipped, not thrown.
 Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, const PlanRequest& request);
 
+/// Plans of one request on several clusters (a sweep's GPU counts for one mask and length), in the order given:
+/// each equal to make_plan's. The plans share request.item_cache (one is made when it is null) and run
+/// request.threads at a time (0: the machine's hardware threads), each single-threaded while there are at least as
+/// many plans left as threads (plans of 5 candidates leave threads idle while their longest one runs); the last
+/// clusters start first (GPU counts ascending: the largest plans first).
+std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters,
+                             PlanRequest request);
+
 /// "ring", "ulysses 8", "usp 8x16 ulysses_intra", "loongtrain 8x16 w4 ring_intra": one line per config.
 std::string describe_config(const cp::CpConfig& config);
 

@@ -1,7 +1,8 @@
 // Items counted on tile grids (model/mask_tile_grid.h, model/perf/grid_item_tiles.h) against the slices they
 // stand for: grid counts equal MaskTiling's, cost_from_tiles equals cost(), and a ring item table counted on grids
 // holds exactly the key rows and costs of one resolved from slices (every item, own-block parts included), for
-// block-sparse and full masks over ring, ulysses and usp shardings. A plan sharing a cache equals one without.
+// block-sparse and full masks over ring, ulysses and usp shardings. A plan sharing a cache equals one without, and
+// plans made together (make_plans) equal plans made one by one.
 #include <memory>
 #include <sstream>
 
@@ -236,15 +237,24 @@ TEST(PerfGridItems, PlansSharingACacheEqualPlansWithout) {
   request.prune = false;
   request.threads = 2;
   auto shared = std::make_shared<RingItemCostCache>();
+  request.item_cache = nullptr;
+  const std::vector<Plan> together = make_plans(h100(), {{8, 8}, {16, 8}, {64, 8}}, request);
+  ASSERT_EQ(together.size(), 3u);
+  size_t point = 0;
   for (int64_t gpus : {8, 16, 64}) {
     request.item_cache = nullptr;
     const Plan alone = make_plan(h100(), {gpus, 8}, request);
     request.item_cache = shared;
     const Plan cached = make_plan(h100(), {gpus, 8}, request);
     ASSERT_EQ(alone.entries.size(), cached.entries.size());
+    const Plan& parallel = together[point++];
+    ASSERT_EQ(alone.entries.size(), parallel.entries.size());
     for (size_t n = 0; n < alone.entries.size(); ++n) {
       EXPECT_EQ(describe_config(alone.entries[n].prediction.config), describe_config(cached.entries[n].prediction.config));
       EXPECT_EQ(alone.entries[n].prediction.time_us(), cached.entries[n].prediction.time_us());
+      EXPECT_EQ(describe_config(alone.entries[n].prediction.config),
+                describe_config(parallel.entries[n].prediction.config));
+      EXPECT_EQ(alone.entries[n].prediction.time_us(), parallel.entries[n].prediction.time_us());
     }
   }
 }
