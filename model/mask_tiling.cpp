@@ -34,8 +34,8 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
   // Slices sorted by q_begin (Mask keeps them so; sort indices to be safe for raw lists).
   std::vector<int32_t> order(slices.size());
   for (size_t n = 0; n < slices.size(); ++n) order[n] = static_cast<int32_t>(n);
-  std::sort(order.begin(), order.end(),
-            [&](int32_t a, int32_t b) { return slices[a].q_begin < slices[b].q_begin; });
+  const auto by_q_begin = [&](int32_t a, int32_t b) { return slices[a].q_begin < slices[b].q_begin; };
+  if (!std::is_sorted(order.begin(), order.end(), by_q_begin)) std::sort(order.begin(), order.end(), by_q_begin);
 
   std::vector<int32_t> active;
   size_t next = 0;
@@ -56,6 +56,15 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
       const int64_t b = std::min(row_end, s.q_end);
       if (a >= b) continue;
       if (with_row_slices) row_slices_[r].push_back(n);
+      if (s.type == SliceType::kFull) {
+        // Every row sees [k_begin, k_end): the tiles it meets, and those inside it when it covers the whole row.
+        touched.push_back({s.k_begin / bk, ceil_div(s.k_end, bk)});
+        if (a == row_begin && b == row_end && row_end - row_begin == bq) {
+          const int64_t lo = ceil_div(s.k_begin, bk), hi = s.k_end / bk;
+          if (hi > lo) full.push_back({lo, hi});
+        }
+        continue;
+      }
       // Bounds are monotone in q: the union of the rows' key ranges is [lo(first non-empty), hi(last)).
       // Find the first and last non-empty rows: for causal with d < 0 the first rows are empty; for
       // invcausal the last rows may be.
@@ -89,8 +98,10 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
         }
       }
     }
-    std::sort(touched.begin(), touched.end(), [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
-    std::sort(full.begin(), full.end(), [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+    // Slices of a row come in k order for most masks: sort only what is not.
+    const auto by_begin = [](const Interval& x, const Interval& y) { return x.begin < y.begin; };
+    if (!std::is_sorted(touched.begin(), touched.end(), by_begin)) std::sort(touched.begin(), touched.end(), by_begin);
+    if (!std::is_sorted(full.begin(), full.end(), by_begin)) std::sort(full.begin(), full.end(), by_begin);
     // Merge touched intervals, then cut each merged interval by the full intervals inside it.
     int64_t row_total = 0;
     int64_t row_partial = 0;

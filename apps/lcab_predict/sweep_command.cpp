@@ -5,7 +5,8 @@
 //             "gpus_per_node": 8, "methods": [...], "configs": "all" | "one_per_method", "impl": "lcab_flash",
 //             "passes": ["fwd", "bwd"], "heads": 64, "kv_heads": 8, "head_dim": 128, "dtype": "bf16",
 //             "batch": 1, "profile": "h100_sxm", "threads": 0, "prune": true}
-// Only masks, seqlens and gpus are required. "prune" as lcab-predict plan (false: as plan --exact).
+// Only masks, seqlens and gpus are required. "prune" as lcab-predict plan (false: as plan --exact). The GPU counts
+// of one mask and length are planned "threads" at a time (perf::make_plans), records written in grid order.
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -101,8 +102,13 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
   for (const std::string& spec : masks) {
     for (int64_t seqlen : seqlens) {
       request.workload = make_workload(spec, seqlen, opts, heads, kv_heads, head_dim);
-      for (int64_t gpus : gpus_list) {
-        const perf::Plan plan = perf::make_plan(profile, {gpus, gpus_per_node}, request);
+      // Every GPU count of this mask at once, sharing one cache (its tile grids are made once).
+      std::vector<perf::ClusterShape> clusters;
+      for (int64_t gpus : gpus_list) clusters.push_back({gpus, gpus_per_node});
+      const std::vector<perf::Plan> plans = perf::make_plans(profile, clusters, request);
+      for (size_t point = 0; point < plans.size(); ++point) {
+        const int64_t gpus = gpus_list[point];
+        const perf::Plan& plan = plans[point];
         ++points;
         predictions += plan.entries.size();
         for (const perf::PlanEntry& e : plan.entries) {

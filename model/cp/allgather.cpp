@@ -7,7 +7,10 @@
 
 namespace lcab::cp {
 
-Schedule build_allgather_schedule(const CpConfig& config, Pass pass) {
+namespace {
+
+// maker: null to resolve the mask.
+Schedule build(const CpConfig& config, Pass pass, const ComputeItemMaker* maker) {
   const Workload& wl = config.workload;
   LCAB_CHECK(wl.mask, "CP config has no mask");
   const int64_t P = config.gpus;
@@ -49,36 +52,53 @@ Schedule build_allgather_schedule(const CpConfig& config, Pass pass) {
   std::vector<RankBuilder> ranks;
   ranks.reserve(P);
   for (int r = 0; r < P; ++r) ranks.push_back(sb.rank(r));
-  MaskResolver resolver(*wl.mask);
-  const KeyBlockIndex index(sharding.positions);
+  std::optional<MaskResolver> resolver;
+  std::optional<KeyBlockIndex> index;
   const HeadRange q_heads{0, H}, kv_heads{0, Hk};
-  const std::vector<int> lists_of = head_lists_for(resolver, kv_heads);
+  std::vector<int> lists_of;
+  if (!maker) {
+    resolver.emplace(*wl.mask);
+    index.emplace(sharding.positions);
+    lists_of = head_lists_for(*resolver, kv_heads);
+  }
+  // The keys of step 1 with a maker: the gathered buffer's rows, the rank's own rows as pads.
+  const auto others_of = [&](int r) {
+    std::vector<TokenMap> blocks = sharding.positions;
+    blocks[r].segments = {Segment{-1, t, true}};
+    return concatenate(blocks);
+  };
+  // The item of rank r at `step` from the resolved mask (the resolver holds rank r's rows).
+  const auto resolved_item = [&](int r, int step) {
+    std::vector<std::vector<Slice>> lists;
+    for (int h : lists_of) {
+      const auto& blocks = resolver->result()[h];
+      std::vector<Slice> list;
+      if (step == 0) {
+        list = blocks[r];
+      } else {
+        for (int j = 0; j < P; ++j) {
+          if (j == r) continue;
+          for (Slice sl : blocks[j]) {
+            sl.k_begin += j * t;
+            sl.k_end += j * t;
+            list.push_back(sl);
+          }
+        }
+      }
+      lists.push_back(std::move(list));
+    }
+    return make_item(std::move(lists), q_heads, kv_heads, resolver->per_kv_head(), H, Hk);
+  };
   const int64_t kv_chunk = wl.batch * 2 * t * Hk * D * dt;
   for (int r = 0; r < P; ++r) {
     RankBuilder& rb = ranks[r];
-    resolver.resolve(sharding.positions[r], index);
+    if (resolver) resolver->resolve(sharding.positions[r], *index);
     rb.collective(OpKind::kAllGather, world, {kv, 0, t}, {kv_all, 0, P * t}, kv_chunk, 0, "kv");
     // step 0: own block, overlapping the all-gather; step 1: every other block of the gathered buffer
     for (int step = 0; step < 2; ++step) {
-      std::vector<std::vector<Slice>> lists;
-      for (int h : lists_of) {
-        const auto& blocks = resolver.result()[h];
-        std::vector<Slice> list;
-        if (step == 0) {
-          list = blocks[r];
-        } else {
-          for (int j = 0; j < P; ++j) {
-            if (j == r) continue;
-            for (Slice sl : blocks[j]) {
-              sl.k_begin += j * t;
-              sl.k_end += j * t;
-              list.push_back(sl);
-            }
-          }
-        }
-        lists.push_back(std::move(list));
-      }
-      std::optional<ComputeItem> item = make_item(std::move(lists), q_heads, kv_heads, resolver.per_kv_head(), H, Hk);
+      std::optional<ComputeItem> item =
+          maker ? (*maker)(r, step, sharding.positions[r], step == 0 ? sharding.positions[r] : others_of(r))
+                : resolved_item(r, step);
       if (!item) continue;
       const int k_buffer = step == 0 ? kv : kv_all;
       item->q_buffer = q;
@@ -100,6 +120,14 @@ Schedule build_allgather_schedule(const CpConfig& config, Pass pass) {
   }
   sb.finish(ranks);
   return s;
+}
+
+}  // namespace
+
+Schedule build_allgather_schedule(const CpConfig& config, Pass pass) { return build(config, pass, nullptr); }
+
+Schedule build_allgather_schedule_with(const CpConfig& config, Pass pass, const ComputeItemMaker& make_item) {
+  return build(config, pass, &make_item);
 }
 
 }  // namespace lcab::cp

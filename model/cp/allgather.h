@@ -7,11 +7,15 @@
 // grad_accum_bytes.
 #pragma once
 
-#include "model/cp/schedule.h"
+#include "model/cp/cp_method.h"
 
 namespace lcab::cp {
 
 /// Builds the schedule of a normalized, validated config (U = 1, R = P, W = 1).
 Schedule build_allgather_schedule(const CpConfig& config, Pass pass);
+
+/// The same schedule with the compute items `make_item` gives (ComputeItemMaker in cp_method.h; everything else
+/// as build_allgather_schedule).
+Schedule build_allgather_schedule_with(const CpConfig& config, Pass pass, const ComputeItemMaker& make_item);
 
 }  // namespace lcab::cp

@@ -144,7 +144,8 @@ void register_all(CpMethodRegistry& registry) {
   registry.add({"ring", "zigzag sharding; KV passed one hop per step over P ranks, overlapped with compute",
                 [](CpConfig c) { return one_dimensional(std::move(c), false); }, build_ulysses_ring_schedule, program});
   registry.add({"allgather", "zigzag sharding; all-gather K,V (overlapped with the local block), reduce-scatter dK,dV",
-                [](CpConfig c) { return one_dimensional(std::move(c), false); }, build_allgather_schedule, {}});
+                [](CpConfig c) { return one_dimensional(std::move(c), false); }, build_allgather_schedule, {},
+                build_allgather_schedule_with});
   registry.add({"ulysses", "contiguous sharding; all-to-all sequence to heads, attention on Hq/P heads, back",
                 [](CpConfig c) { return one_dimensional(std::move(c), true); }, build_ulysses_ring_schedule, program});
   registry.add({"usp", "U x R grid: Ulysses all-to-alls over U around a zigzag ring over R",

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,14 @@
 #include "model/cp/ulysses_ring_program.h"
 
 namespace lcab::cp {
+
+/// Makes rank `rank`'s compute item of `step` of a method's schedule without resolving the mask (a model's
+/// shortcut for masks too large to resolve for every candidate): the item of the rank's q rows (q_map) against the
+/// rows of the step's K buffer that k_map names (its pad segments: rows the item does not attend), with q_rows,
+/// k_rows, q_heads (all), kv_heads (all) and pairs as the resolved item would have them; its slices may be left
+/// empty. std::nullopt when the item has no cell. Called for every rank in order, each rank's steps in order.
+using ComputeItemMaker =
+    std::function<std::optional<ComputeItem>(int rank, int step, const TokenMap& q_map, const TokenMap& k_map)>;
 
 struct CpMethod {
   std::string name;
@@ -28,6 +37,9 @@ struct CpMethod {
   /// Methods of the ulysses/ring engine also give the step program their schedule is made from, which the
   /// lock-step simulator (model/perf/lockstep_simulator.h) plays without materializing it; empty for others.
   std::function<UlyssesRingProgram(const CpConfig&, Pass)> program;
+  /// Methods whose items a model can make without resolving the mask (allgather: per rank, its rows against its
+  /// own block and against the gathered buffer) also build their schedule with a ComputeItemMaker; empty for others.
+  std::function<Schedule(const CpConfig&, Pass, const ComputeItemMaker&)> build_with_items;
 };
 
 class CpMethodRegistry {

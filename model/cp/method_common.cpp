@@ -1,5 +1,7 @@
 #include "model/cp/method_common.h"
 
+#include <functional>
+
 #include <algorithm>
 #include <limits>
 
@@ -119,7 +121,12 @@ int64_t cut_for_tail_share(const std::vector<std::vector<Slice>>& lists, CutAxis
       last = std::max(last, end_on(s, axis));
     }
   if (first >= last) return 0;
-  auto cells_at = [&](int64_t n) { return static_cast<double>(cells_from(lists, axis, first + n * align)); };
+  return cut_for_tail_share(first, last, tail_share, align, [&](int64_t at) { return cells_from(lists, axis, at); });
+}
+
+int64_t cut_for_tail_share(int64_t first, int64_t last, double tail_share, int64_t align,
+                           const std::function<int64_t(int64_t)>& cells_from_row) {
+  auto cells_at = [&](int64_t n) { return static_cast<double>(cells_from_row(first + n * align)); };
   const double target = tail_share * cells_at(0);
   // the cells past a cut fall as the cut moves on: find the first candidate at or below the target
   int64_t lo = 0, hi = (last - first + align - 1) / align;  // candidate hi cuts past every cell

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ CutSlices cut_slices(const std::vector<std::vector<Slice>>& lists, CutAxis axis,
 /// the last cell when nothing does.
 int64_t cut_for_tail_share(const std::vector<std::vector<Slice>>& lists, CutAxis axis, double tail_share,
                            int64_t align);
+/// The same search for cells known another way: cells between first (the first row or key with a cell) and last
+/// (one past the last), cells_from_row(at) = the cells at or past `at`.
+int64_t cut_for_tail_share(int64_t first, int64_t last, double tail_share, int64_t align,
+                           const std::function<int64_t(int64_t)>& cells_from_row);
 
 /// A compute item from slices given in (q buffer row, k buffer row) coordinates, one list per head list of
 /// head_lists_for(); sets q_rows/k_rows to their bounding box and makes the slices local to it, and counts

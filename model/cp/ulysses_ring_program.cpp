@@ -86,9 +86,7 @@ struct RingShape {
 
 namespace {
 
-// q rows of an own-block cut are a multiple of this from the block's first row: a multiple of every kernel's q
-// tile (lcab_flash: 128 forward, 64 backward), so both parts keep the tiles of the uncut rows.
-constexpr int64_t kCutRowAlign = 128;
+constexpr int64_t kCutRowAlign = UlyssesRingProgram::kOwnCutRowAlign;
 
 // The rank's own KV block cut by q rows for the backward pass (RingItemPart). No cut (everything in head) when
 // either part would have no cell.
@@ -364,6 +362,8 @@ void UlyssesRingProgram::emit(int rank, int step, RingOpSink& sink) const {
   emit_ring_step(p, layout, u, pos, p.by_w.quotient(k), p.by_w.remainder(k), sink);
 }
 
+double UlyssesRingProgram::own_tail_share() const { return cp::own_tail_share(*shape_); }
+
 HeadRange UlyssesRingProgram::q_heads(int64_t u) const { return ulysses_q_heads(u, shape_->U, shape_->H); }
 
 HeadRange UlyssesRingProgram::kv_heads(int64_t u) const {
@@ -376,7 +376,7 @@ std::optional<ComputeItem> UlyssesRingProgram::item(const MaskResolver& resolver
   std::vector<std::vector<Slice>> lists;
   for (int h : head_lists_for(resolver, kv)) lists.push_back(resolver.result()[h][source]);
   if (part != RingItemPart::kWhole) {
-    OwnBlockCut cut = cut_own_block(std::move(lists), own_tail_share(*shape_));
+    OwnBlockCut cut = cut_own_block(std::move(lists), cp::own_tail_share(*shape_));
     lists = part == RingItemPart::kOwnHead ? std::move(cut.head) : std::move(cut.tail);
   }
   return make_item(std::move(lists), q_heads(u), kv, resolver.per_kv_head(), shape_->H, shape_->Hk);

@@ -91,6 +91,12 @@ class UlyssesRingProgram {
   /// True when the backward pass cuts each rank's own KV block (RingItemPart; R > 1 and
   /// CpConfig::overlap_dkv_home_hop). The forward pass never cuts.
   bool cuts_own_block() const { return cuts_own_block_; }
+  /// How the own block is cut (cut_for_tail_share in method_common.h, on the q rows of the own item's slices):
+  /// the share of its cells that goes to the tail, and the row step of the cut from the block's first row with a
+  /// cell: a multiple of every kernel's q tile (lcab_flash: 128 forward, 64 backward), so that both parts keep the
+  /// tiles of the uncut rows.
+  double own_tail_share() const;
+  static constexpr int64_t kOwnCutRowAlign = 128;
 
   /// q heads and kv heads computed by Ulysses member u.
   HeadRange q_heads(int64_t u) const;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/cp/schedule.h"
 #include "model/perf/comm_cost.h"
@@ -18,6 +19,9 @@ struct CpCostModels {
   double overlap_slowdown = 1.0;
   double hbm_bytes_per_s = 3.35e12;
   double memory_op_launch_us = 3.0;
+  /// Kernel costs of the schedule's compute items given by whoever made them ([rank][index into the rank's items],
+  /// e.g. items counted on tile grids, whose slices are not materialized); null: costed from the items' slices.
+  const std::vector<std::vector<KernelCost>>* item_kernel_costs = nullptr;
 };
 /// Cost models from a profile's parameters: fills overlap, the executor's pass bandwidth (hbm_bytes_per_s:
 /// HardwareProfile::executor_pass_rate) and the memory-op launch (the kernel's launch).

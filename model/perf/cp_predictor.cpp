@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/error.h"
+#include "model/perf/grid_schedule.h"
 #include "model/perf/lockstep_simulator.h"
 
 namespace lcab::perf {
@@ -79,6 +80,30 @@ CpPredictor::Lockstep CpPredictor::lockstep(const cp::CpMethod& method, const cp
   return l;
 }
 
+CpCostModels CpPredictor::Built::models(const HardwareProfile& profile, const KernelCostModel& model,
+                                        const CommCostModel& comm) const {
+  CpCostModels m = cost_models(profile, model, comm);
+  if (counted) m.item_kernel_costs = &item_costs;
+  return m;
+}
+
+CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
+                                      const KernelCostModel& model, bool on_grid) {
+  Built b;
+  if (on_grid && method.build_with_items) {
+    std::optional<GridSchedule> counted =
+        build_on_grid(method, cp::normalize_config(config), pass, model, items_->grid(config.workload.mask, model));
+    if (counted) {
+      b.schedule = std::make_shared<cp::Schedule>(std::move(counted->schedule));
+      b.item_costs = std::move(counted->item_costs);
+      b.counted = true;
+      return b;
+    }
+  }
+  b.schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, pass));
+  return b;
+}
+
 CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
                                   const std::vector<cp::Pass>& passes, PredictOptions options) {
   LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
@@ -101,10 +126,12 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
   }
   for (cp::Pass pass : passes) {
     const KernelCostModel& model = kernel_model(kernel.impl, pass, prediction.config.workload.head_dim, kernel.dtype);
-    auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(prediction.config, pass));
+    // Kept schedules (timelines) keep their items' slices.
+    Built built = build(method, prediction.config, pass, model, !options.keep_schedules);
+    std::shared_ptr<cp::Schedule> schedule = std::move(built.schedule);
     PassPrediction p;
     p.pass = pass;
-    p.simulation = simulate(*schedule, cost_models(profile_, model, comm),
+    p.simulation = simulate(*schedule, built.models(profile_, model, comm),
                             SimulationOptions{options.critical_path, options.keep_timings});
     if (options.keep_schedules) p.schedule = std::move(schedule);
     prediction.passes.push_back(std::move(p));
@@ -137,7 +164,8 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
     if (!with_time_bound) return b;
     for (cp::Pass pass : passes) {
       const KernelCostModel& model = kernel_model(kernel.impl, pass, b.config.workload.head_dim, kernel.dtype);
-      pass_bounds.push_back(perf::bound(cp::build_schedule(b.config, pass), cost_models(profile_, model, comm)));
+      const Built built = build(method, b.config, pass, model, true);
+      pass_bounds.push_back(perf::bound(*built.schedule, built.models(profile_, model, comm)));
     }
   }
   b.passes = passes;

@@ -90,6 +90,17 @@ class CpPredictor {
     std::shared_ptr<const RingItemCosts> items;
     const KernelCostModel* models[2] = {nullptr, nullptr};
   };
+  /// A materialized schedule of one pass and, when its items were counted on the mask's tile grid
+  /// (grid_schedule.h; on_grid allows it), their kernel costs.
+  struct Built {
+    std::shared_ptr<cp::Schedule> schedule;
+    std::vector<std::vector<KernelCost>> item_costs;
+    bool counted = false;
+    /// The cost models of a simulation of this schedule (item_kernel_costs set when counted).
+    CpCostModels models(const HardwareProfile& profile, const KernelCostModel& model, const CommCostModel& comm) const;
+  };
+  Built build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass, const KernelCostModel& model,
+              bool on_grid);
   Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                     const std::vector<cp::Pass>& passes);
 

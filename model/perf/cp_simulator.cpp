@@ -37,8 +37,11 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
       switch (op.kind) {
         case OpKind::kCompute: {
           const cp::ComputeItem& item = rs.items[op.index];
-          const KernelCost& cost = m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(),
-                                                         item_shape(item, schedule.config.workload));
+          const KernelCost& cost =
+              m.item_kernel_costs
+                  ? (*m.item_kernel_costs).at(static_cast<size_t>(r)).at(static_cast<size_t>(op.index))
+                  : m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(),
+                                          item_shape(item, schedule.config.workload));
           d[k] = compute_op_us(cost.time_us, item, schedule.pass, schedule.config.workload, m.hbm_bytes_per_s);
           c.attention_flops[r][k] = cost.flops;
           break;

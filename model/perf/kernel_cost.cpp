@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "model/error.h"
 #include "model/mask_tiling.h"
@@ -71,9 +72,10 @@ struct OuterTile {
 /// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles;
 /// a costliest-first grid launches them in the work list's order (kernels/flash_work.cpp: tiles + 1/4 per
 /// boundary tile, stable, empty ones last). `kv_share`: the q heads that read each K/V tile together.
-void append_outer_costs(const KernelParams& p, const std::vector<Slice>& list, const MaskTiling& tiling,
-                        int64_t seqlen_k, double heads_in_item, double kv_share, std::vector<CostRun>& out) {
-  const bool grid = p.scheduler != KernelScheduler::kPersistentLongestFirst;
+/// for_each_outer(visit) calls visit(OuterTile) for every outer tile in position order.
+template <class ForEachOuter>
+void append_outer_costs(const KernelParams& p, ForEachOuter&& for_each_outer, bool grid, double heads_in_item,
+                        double kv_share, std::vector<CostRun>& out) {
   const double full_us = p.full_tile_us.value;
   const double partial_us = p.partial_tile_us.value;
   const double outer_us = p.row_us.value;
@@ -85,52 +87,60 @@ void append_outer_costs(const KernelParams& p, const std::vector<Slice>& list, c
             t.partial_slices * slice_us + static_cast<double>(t.tiles) * kv_us + outer_us) *
            heads_in_item;
   };
-  const int64_t rows = tiling.num_q_tile_rows();
-  const std::vector<double> row_slices =
-      slice_us > 0 ? slices_per_q_tile_row(list, rows, p.tile.q) : std::vector<double>(static_cast<size_t>(rows), 0);
+  if (p.scheduler != KernelScheduler::kGridCostliestFirst) {
+    for_each_outer([&](const OuterTile& t) {
+      if (t.tiles == 0 && !grid) return;
+      push_cost(out, item_cost(t));
+    });
+    return;
+  }
   std::vector<OuterTile> outer;
+  for_each_outer([&](const OuterTile& t) { outer.push_back(t); });
+  std::stable_sort(outer.begin(), outer.end(), [](const OuterTile& a, const OuterTile& b) {
+    return 4 * a.tiles + a.partial > 4 * b.tiles + b.partial;
+  });
+  for (const OuterTile& t : outer) push_cost(out, item_cost(t));
+}
+
+/// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
+/// its boundary tiles test are counted only when the kernel charges them (slice_us).
+template <class Visit>
+void for_each_outer_tile(const KernelParams& p, const std::vector<Slice>& list, const MaskTiling& tiling,
+                         int64_t seqlen_k, Visit&& visit) {
+  const int64_t rows = tiling.num_q_tile_rows();
+  const bool count_slices = p.slice_us && p.slice_us->value > 0;
+  const std::vector<double> row_slices = count_slices ? slices_per_q_tile_row(list, rows, p.tile.q)
+                                                      : std::vector<double>(static_cast<size_t>(rows), 0);
   if (!is_column_item(p.work_item)) {
-    outer.resize(static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) {
-      OuterTile& t = outer[static_cast<size_t>(r)];
-      t.tiles = tiling.row_tiles(r);
-      t.partial = tiling.row_partial_tiles(r);
-      t.partial_slices = static_cast<double>(t.partial) * row_slices[static_cast<size_t>(r)];
+      const int64_t partial = tiling.row_partial_tiles(r);
+      visit(OuterTile{tiling.row_tiles(r), partial,
+                      static_cast<double>(partial) * row_slices[static_cast<size_t>(r)]});
     }
-  } else {
-    // Per k-tile column: tiles and partial tiles, from the rows' runs by difference arrays (O(runs + columns)).
-    const int64_t columns = (seqlen_k + p.tile.k - 1) / p.tile.k;
-    std::vector<int64_t> touched(static_cast<size_t>(columns + 1), 0), partial(static_cast<size_t>(columns + 1), 0);
-    std::vector<double> slices(static_cast<size_t>(columns + 1), 0);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
-        std::vector<int64_t>& counter = run->partial ? partial : touched;
-        ++counter[static_cast<size_t>(run->k_tile_begin)];
-        --counter[static_cast<size_t>(run->k_tile_end)];
-        if (run->partial) {
-          slices[static_cast<size_t>(run->k_tile_begin)] += row_slices[static_cast<size_t>(r)];
-          slices[static_cast<size_t>(run->k_tile_end)] -= row_slices[static_cast<size_t>(r)];
-        }
+    return;
+  }
+  // Per k-tile column: tiles and partial tiles, from the rows' runs by difference arrays (O(runs + columns)).
+  const int64_t columns = (seqlen_k + p.tile.k - 1) / p.tile.k;
+  std::vector<int64_t> touched(static_cast<size_t>(columns + 1), 0), partial(static_cast<size_t>(columns + 1), 0);
+  std::vector<double> slices(static_cast<size_t>(columns + 1), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
+      std::vector<int64_t>& counter = run->partial ? partial : touched;
+      ++counter[static_cast<size_t>(run->k_tile_begin)];
+      --counter[static_cast<size_t>(run->k_tile_end)];
+      if (run->partial) {
+        slices[static_cast<size_t>(run->k_tile_begin)] += row_slices[static_cast<size_t>(r)];
+        slices[static_cast<size_t>(run->k_tile_end)] -= row_slices[static_cast<size_t>(r)];
       }
     }
-    outer.resize(static_cast<size_t>(columns));
-    int64_t t = 0, q = 0;
-    double sl = 0;
-    for (int64_t c = 0; c < columns; ++c) {
-      t += touched[static_cast<size_t>(c)];
-      q += partial[static_cast<size_t>(c)];
-      sl += slices[static_cast<size_t>(c)];
-      outer[static_cast<size_t>(c)] = {t + q, q, sl};
-    }
   }
-  if (p.scheduler == KernelScheduler::kGridCostliestFirst) {
-    std::stable_sort(outer.begin(), outer.end(), [](const OuterTile& a, const OuterTile& b) {
-      return 4 * a.tiles + a.partial > 4 * b.tiles + b.partial;
-    });
-  }
-  for (const OuterTile& t : outer) {
-    if (t.tiles == 0 && !grid) continue;
-    push_cost(out, item_cost(t));
+  int64_t t = 0, q = 0;
+  double sl = 0;
+  for (int64_t c = 0; c < columns; ++c) {
+    t += touched[static_cast<size_t>(c)];
+    q += partial[static_cast<size_t>(c)];
+    sl += slices[static_cast<size_t>(c)];
+    visit(OuterTile{t + q, q, sl});
   }
 }
 
@@ -198,10 +208,95 @@ KernelCostModel::KernelCostModel(KernelParams params, int sms, double hbm_bytes_
 KernelCostModel::KernelCostModel(const HardwareProfile& profile, KernelParams params)
     : KernelCostModel(std::move(params), profile.sms(), profile.gpu.hbm_bytes_per_s.value) {}
 
+namespace {
+// One head mask of a call as cost_of_masks reads it: from the tiling of its slices (those the kernel visits:
+// whole_sequence_band widens them; the area stays the given slices') ...
+class SliceHeadTiles {
+ public:
+  SliceHeadTiles(const std::vector<Slice>& given, int64_t seqlen_q, int64_t seqlen_k, const KernelParams& p)
+      : given_(given), seqlen_k_(seqlen_k), params_(p) {
+    for (const Slice& s : given) area_ += static_cast<double>(s.area());
+    if (p.whole_sequence_band) visited_ = whole_sequence_band_slices(given, seqlen_q, seqlen_k);
+    if (!given.empty()) tiling_.emplace(list(), seqlen_q, seqlen_k, p.tile);
+  }
+  double area() const { return area_; }
+  bool empty() const { return given_.empty(); }
+  int64_t full() const { return tiling_->counts().full; }
+  int64_t partial() const { return tiling_->counts().partial; }
+  template <class Visit>
+  void for_each_outer(Visit&& visit) const { for_each_outer_tile(params_, list(), *tiling_, seqlen_k_, visit); }
+
+ private:
+  const std::vector<Slice>& list() const { return params_.whole_sequence_band ? visited_ : given_; }
+  const std::vector<Slice>& given_;
+  std::vector<Slice> visited_;
+  int64_t seqlen_k_;
+  const KernelParams& params_;
+  double area_ = 0;
+  std::optional<MaskTiling> tiling_;
+};
+
+// ... or from counts known without slices (OuterTileCounts).
+class CountedHeadTiles {
+ public:
+  explicit CountedHeadTiles(const OuterTileCounts& c) : c_(c) {
+    for (size_t n = 0; n < c.tiles.size(); ++n) {
+      touched_ += c.tiles[n];
+      if (!c.partial.empty()) partial_ += c.partial[n];
+    }
+  }
+  double area() const { return c_.area; }
+  bool empty() const { return touched_ == 0; }
+  int64_t full() const { return touched_ - partial_; }
+  int64_t partial() const { return partial_; }
+  template <class Visit>
+  void for_each_outer(Visit&& visit) const {
+    for (size_t n = 0; n < c_.tiles.size(); ++n) visit(OuterTile{c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n], 0.0});
+  }
+
+ private:
+  const OuterTileCounts& c_;
+  int64_t touched_ = 0;
+  int64_t partial_ = 0;
+};
+}  // namespace
+
 KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                                  const AttentionShape& shape) const {
   LCAB_CHECK(!slices.empty(), "an attention call needs a slice list (one shared, or one per kv head)");
-  const int64_t masks = static_cast<int64_t>(slices.size());
+  return cost_of_masks(static_cast<int64_t>(slices.size()), seqlen_q, seqlen_k, shape, [&](int64_t m) {
+    return SliceHeadTiles(slices[static_cast<size_t>(m)], seqlen_q, seqlen_k, params_);
+  });
+}
+
+KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q,
+                                            int64_t seqlen_k, const AttentionShape& shape) const {
+  LCAB_CHECK(!per_mask.empty(), "an attention call needs tile counts (one shared mask, or one per kv head)");
+  const int64_t outer = is_column_item(params_.work_item) ? (seqlen_k + params_.tile.k - 1) / params_.tile.k
+                                                          : (seqlen_q + params_.tile.q - 1) / params_.tile.q;
+  for (const OuterTileCounts& c : per_mask)
+    LCAB_CHECK(static_cast<int64_t>(c.tiles.size()) == outer &&
+                   (c.partial.empty() || c.partial.size() == c.tiles.size()),
+               "tile counts need one entry per outer tile of the call: " << outer << ", got " << c.tiles.size());
+  LCAB_CHECK(tile_counts_determine_cost(), "kernel " << params_.impl << " " << params_.pass
+                                                     << " visits whole sequences (whole_sequence_band): its cost "
+                                                        "needs the slices, not tile counts");
+  if (params_.slice_us && params_.slice_us->value > 0) {
+    // Boundary tiles pay per slice of their q-tile row, which counts do not carry: only counts without boundary
+    // tiles (tile-aligned full blocks, what the grid tilers produce) are exact.
+    for (const OuterTileCounts& c : per_mask)
+      for (int64_t partial : c.partial)
+        LCAB_CHECK(partial == 0, "kernel " << params_.impl << " " << params_.pass
+                                           << " charges boundary tiles per slice (slice_us): tile counts with "
+                                              "boundary tiles need cost() on the slices");
+  }
+  return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape,
+                       [&](int64_t m) { return CountedHeadTiles(per_mask[static_cast<size_t>(m)]); });
+}
+
+template <class HeadTilesOf>
+KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k,
+                                          const AttentionShape& shape, HeadTilesOf&& head_tiles_of) const {
   LCAB_CHECK(masks == 1 || masks == shape.kv_heads,
              "per-kv-head slices need one list per kv head: got " << masks << " lists for " << shape.kv_heads
                                                                   << " kv heads");
@@ -226,22 +321,17 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
   std::vector<CostRun> ordered;       // grid: the whole launch order
   std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
   for (int64_t m = 0; m < masks; ++m) {
-    const std::vector<Slice>& given = slices[static_cast<size_t>(m)];
-    std::vector<Slice> visited;
-    if (params_.whole_sequence_band) visited = whole_sequence_band_slices(given, seqlen_q, seqlen_k);
-    const std::vector<Slice>& list = params_.whole_sequence_band ? visited : given;
-    double area = 0;
-    for (const Slice& s : given) area += static_cast<double>(s.area());
+    const auto head = head_tiles_of(m);
+    const double area = head.area();
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
-    if (list.empty()) {
+    if (head.empty()) {
       if (grid) per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
     } else {
-      const MaskTiling tiling(list, seqlen_q, seqlen_k, params_.tile);
-      const TileCounts& counts = tiling.counts();
-      result.full_tiles += counts.full * heads_per_mask * shape.batch;
-      result.partial_tiles += counts.partial * heads_per_mask * shape.batch;
-      append_outer_costs(params_, list, tiling, seqlen_k, heads_in_item, kv_share, per_mask_runs);
+      result.full_tiles += head.full() * heads_per_mask * shape.batch;
+      result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
+      append_outer_costs(params_, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item, kv_share,
+                         per_mask_runs);
     }
     if (grid) {
       // Launch order: outer tile fastest, then head; the heads of this mask are consecutive.

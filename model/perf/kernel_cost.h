@@ -46,6 +46,15 @@ struct KernelCost {
   double tflops() const { return time_us > 0 ? flops / time_us * 1e-6 : 0; }
 };
 
+/// The tile counts of one head mask of a call, known without its slices: per outer tile of the kernel's work item
+/// (q-tile rows for KernelWorkItem::kQRowPerHead, k-tile columns otherwise; every outer tile of the call, empty
+/// ones included, in launch order) its touched and partial tiles, and the mask's unmasked cells.
+struct OuterTileCounts {
+  std::vector<int64_t> tiles;    ///< touched tiles per outer tile
+  std::vector<int64_t> partial;  ///< partial tiles per outer tile; empty: none is partial
+  double area = 0;               ///< unmasked (q, k) cells of this head mask
+};
+
 /// Hash of a call's content (slices, lengths, shape): equal calls hash equal. For caches of kernel costs.
 uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                              const AttentionShape& shape);
@@ -66,6 +75,16 @@ class KernelCostModel {
   /// by all heads or one per kv head (kernels/attention.h convention; shape.kv_heads lists then).
   KernelCost cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                   const AttentionShape& shape) const;
+  /// The same call from its tile counts (one entry per head mask, as the slice lists of cost()): equal to
+  /// cost(slices, ...) when the counts are those of the slices' tiling for params().tile, bit for bit. Valid only
+  /// while tile_counts_determine_cost().
+  KernelCost cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q, int64_t seqlen_k,
+                             const AttentionShape& shape) const;
+  /// True when a call's cost depends on its mask only through the tile counts of OuterTileCounts: false for a
+  /// kernel that visits whole sequences (whole_sequence_band widens the slices before tiling), so that callers
+  /// counting tiles without slices fall back to cost(). With slice_us, counts are exact only without boundary
+  /// tiles (cost_from_tiles checks).
+  bool tile_counts_determine_cost() const { return !params_.whole_sequence_band; }
   /// Self-attention over a whole mask.
   KernelCost cost(const Mask& mask, const AttentionShape& shape) const;
   /// As cost(), remembering results by content: equal (slices, lengths, shape) are costed once. The planner's
@@ -83,6 +102,11 @@ class KernelCostModel {
     AttentionShape shape;
     std::unique_ptr<KernelCost> cost;
   };
+  /// The call's cost, one head mask at a time: head_tiles_of(m) gives mask m's area, tile totals and outer tiles.
+  template <class HeadTilesOf>
+  KernelCost cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k, const AttentionShape& shape,
+                           HeadTilesOf&& head_tiles_of) const;
+
   KernelParams params_;
   KernelPass pass_;
   int64_t slots_;

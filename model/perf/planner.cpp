@@ -198,7 +198,7 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
   // One predictor per worker (kernel caches are not shared); item tables are shared by all.
-  auto items = std::make_shared<RingItemCostCache>();
+  auto items = request.item_cache ? request.item_cache : std::make_shared<RingItemCostCache>();
   std::vector<std::unique_ptr<CpPredictor>> predictors;
   for (int t = 0; t < threads; ++t) predictors.push_back(std::make_unique<CpPredictor>(profile, cluster, items));
 
@@ -275,6 +275,23 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   });
   plan.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return plan;
+}
+
+std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters,
+                             PlanRequest request) {
+  const size_t n = clusters.size();
+  const int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int workers = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
+  request.threads = std::max(1, threads / workers);
+  if (!request.item_cache) request.item_cache = std::make_shared<RingItemCostCache>();
+  std::vector<std::optional<Plan>> plans(n);
+  std::atomic<size_t> next{0};
+  run_workers(workers, [&](int) {
+    for (size_t c = next++; c < n; c = next++) plans[n - 1 - c] = make_plan(profile, clusters[n - 1 - c], request);
+  });
+  std::vector<Plan> out;
+  for (std::optional<Plan>& p : plans) out.push_back(std::move(*p));
+  return out;
 }
 
 }  // namespace lcab::perf

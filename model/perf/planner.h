@@ -29,6 +29,9 @@ struct PlanRequest {
   /// those that do not, separately), it and all after it are not simulated: each is slower than every simulated
   /// one, so the ranking of the simulated ones is exact and the pruned ones rank after them by their bound.
   bool prune = true;
+  /// Item-cost tables and tile grids to use and keep (ring_item_cache.h); null: a cache of this plan's own. A
+  /// sweep passes one cache to the plans of every GPU count of a mask, which then make the mask's grids once.
+  std::shared_ptr<RingItemCostCache> item_cache;
 };
 
 struct PlanEntry {
@@ -58,6 +61,14 @@ std::vector<cp::CpConfig> plan_candidates(const PlanRequest& request, const Clus
 
 /// Predicts every candidate. Invalid candidates are listed in skipped, not thrown.
 Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, const PlanRequest& request);
+
+/// Plans of one request on several clusters (a sweep's GPU counts for one mask and length), in the order given:
+/// each equal to make_plan's. The plans share request.item_cache (one is made when it is null) and run
+/// request.threads at a time (0: the machine's hardware threads), each single-threaded while there are at least as
+/// many plans left as threads (plans of 5 candidates leave threads idle while their longest one runs); the last
+/// clusters start first (GPU counts ascending: the largest plans first).
+std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters,
+                             PlanRequest request);
 
 /// "ring", "ulysses 8", "usp 8x16 ulysses_intra", "loongtrain 8x16 w4 ring_intra": one line per config.
 std::string describe_config(const cp::CpConfig& config);

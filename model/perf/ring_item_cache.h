@@ -25,13 +25,25 @@ class RingItemCostCache {
                                            double pass_bytes_per_s);
   /// Tables kept at most (the oldest is dropped first).
   static constexpr size_t kMaxTables = 64;
+  /// The tile grid of `mask` for a kernel model's tile shape and work item (lines kRows for q-row items, else
+  /// kColumns), made once per mask and shape (null when the mask is not tile-aligned for it). Thread-safe; kept
+  /// while the cache lives (the masks of kMaxGridMasks at most, the oldest dropped first). Sharing one cache over
+  /// the plans of a sweep makes each mask's grids once for every GPU count.
+  std::shared_ptr<const TileGrid> grid(const std::shared_ptr<const Mask>& mask, const KernelCostModel& model);
+  static constexpr size_t kMaxGridMasks = 2;
 
  private:
   struct Entry {
     std::shared_ptr<const Mask> mask;  // the key holds its address
     std::shared_future<std::shared_ptr<const RingItemCosts>> table;
   };
+  struct GridEntry {
+    std::shared_ptr<const Mask> mask;
+    std::shared_future<std::shared_ptr<const TileGrid>> grid;
+  };
   std::mutex mutex_;
+  std::map<std::string, GridEntry> grids_;
+  std::deque<const Mask*> grid_masks_;  // masks with grids, oldest first
   std::map<std::string, Entry> tables_;
   std::deque<std::string> order_;  // keys, oldest first
 };

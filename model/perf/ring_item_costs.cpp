@@ -48,7 +48,8 @@ class ItemKinds {
 }  // namespace
 
 RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
-                             const KernelCostModel* backward, double pass_bytes_per_s) {
+                             const KernelCostModel* backward, double pass_bytes_per_s,
+                             std::array<std::shared_ptr<const TileGrid>, 2> grids) {
   const cp::Workload& wl = program.skeleton().config.workload;
   const cp::GridLayout& layout = program.layout();
   positions_ = layout.ring;
@@ -79,6 +80,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   entries_.assign(static_cast<size_t>(groups()) * R * R, Entry{});
 
   if (program.cuts_own_block()) own_parts_.assign(static_cast<size_t>(groups()) * R * 2, Entry{});
+  if (cost_on_grids(program, models, pass_bytes_per_s, grids)) return;
 
   ItemKinds kinds;
   // The entry of an item: its kind (costed when its content is new) and key rows.

@@ -13,10 +13,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "model/cp/ulysses_ring_program.h"
+#include "model/mask_tile_grid.h"
 #include "model/perf/kernel_cost.h"
 
 namespace lcab::perf {
@@ -33,8 +35,13 @@ class RingItemCosts {
   /// Costs every item of `program` (either pass's program of a config: items do not depend on the pass) with the
   /// kernel model of each pass asked for; a null model leaves that pass out. pass_bytes_per_s: the executor's
   /// pass bandwidth (CpCostModels::hbm_bytes_per_s).
+  /// grids: tile grids of the workload's mask for each pass's model (TileGridCache::grids_for); when every one
+  /// asked for exists, every ring position's rows are aligned to their tiles and the models' costs depend on tile
+  /// counts only, items are counted on the grids (grid_item_tiles.h) instead of resolved into slices: the same
+  /// key rows and costs, without touching every slice of the mask.
   RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
-                const KernelCostModel* backward, double pass_bytes_per_s);
+                const KernelCostModel* backward, double pass_bytes_per_s,
+                std::array<std::shared_ptr<const TileGrid>, 2> grids = {});
 
   int64_t positions() const { return positions_; }
   int groups() const { return static_cast<int>(group_members_.size()); }
@@ -53,6 +60,8 @@ class RingItemCosts {
                    cp::RingItemPart part = cp::RingItemPart::kWhole) const;
 
   size_t distinct_items() const { return kinds_; }
+  /// True when the items were counted on tile grids.
+  bool counted_on_grids() const { return on_grids_; }
   /// Slices kept for deduplication; past this, new contents are costed without being kept (same results).
   static constexpr size_t kMaxKeptSlices = size_t{1} << 20;
 
@@ -63,6 +72,9 @@ class RingItemCosts {
     int32_t k_end = 0;
   };
   size_t index(int group, int64_t position, int64_t source) const;
+  /// The grid path of the constructor (false, having done nothing, when it does not apply).
+  bool cost_on_grids(const cp::UlyssesRingProgram& program, const std::array<const KernelCostModel*, 2>& models,
+                     double pass_bytes_per_s, const std::array<std::shared_ptr<const TileGrid>, 2>& grids);
   const Entry& entry(int group, int64_t position, int64_t source, cp::RingItemPart part) const;
 
   int64_t positions_ = 0;
@@ -73,6 +85,7 @@ class RingItemCosts {
   std::array<std::vector<Cost>, 2> costs_;  ///< [pass][kind]
   std::array<bool, 2> has_pass_{false, false};
   size_t kinds_ = 0;
+  bool on_grids_ = false;
 };
 
 }  // namespace lcab::perf

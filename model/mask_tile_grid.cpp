@@ -1,0 +1,98 @@
+#include "model/mask_tile_grid.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "model/error.h"
+
+namespace lcab {
+namespace {
+
+// Sets bits [begin, end) of a line.
+void set_range(uint64_t* words, int64_t begin, int64_t end) {
+  while (begin < end) {
+    const int64_t w = begin >> 6;
+    const int64_t b = begin & 63;
+    const int64_t n = std::min<int64_t>(64 - b, end - begin);
+    const uint64_t ones = n == 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1) << b;
+    words[w] |= ones;
+    begin += n;
+  }
+}
+
+// Word w of a line masked to bits [begin, end).
+uint64_t masked_word(const uint64_t* words, int64_t w, int64_t begin, int64_t end) {
+  uint64_t x = words[w];
+  const int64_t lo = w << 6;
+  if (begin > lo) x &= ~uint64_t{0} << (begin - lo);
+  if (end < lo + 64) x &= (uint64_t{1} << (end - lo)) - 1;
+  return x;
+}
+
+}  // namespace
+
+bool TileGrid::aligned(const Mask& mask, TileShape shape) {
+  const int64_t S = mask.seqlen();
+  if (shape.q <= 0 || shape.k <= 0 || S % shape.q != 0 || S % shape.k != 0) return false;
+  for (int h = 0; h < mask.num_head_masks(); ++h)
+    for (const Slice& s : mask.slices(h))
+      if (s.type != SliceType::kFull || s.q_begin % shape.q != 0 || s.q_end % shape.q != 0 ||
+          s.k_begin % shape.k != 0 || s.k_end % shape.k != 0)
+        return false;
+  return true;
+}
+
+std::shared_ptr<const TileGrid> TileGrid::make(const Mask& mask, TileShape shape, Lines lines) {
+  if (!aligned(mask, shape)) return nullptr;
+  std::shared_ptr<TileGrid> g(new TileGrid());
+  const int64_t q_tiles = mask.seqlen() / shape.q, k_tiles = mask.seqlen() / shape.k;
+  g->shape_ = shape;
+  g->lines_ = lines;
+  g->heads_ = mask.num_head_masks();
+  g->num_lines_ = lines == Lines::kRows ? q_tiles : k_tiles;
+  g->line_length_ = lines == Lines::kRows ? k_tiles : q_tiles;
+  g->words_per_line_ = (g->line_length_ + 63) / 64;
+  g->bits_.assign(static_cast<size_t>(g->heads_) * g->num_lines_ * g->words_per_line_, 0);
+  for (int h = 0; h < g->heads_; ++h) {
+    for (const Slice& s : mask.slices(h)) {
+      const int64_t q0 = s.q_begin / shape.q, q1 = s.q_end / shape.q, k0 = s.k_begin / shape.k,
+                    k1 = s.k_end / shape.k;
+      const bool rows = lines == Lines::kRows;
+      for (int64_t line = rows ? q0 : k0; line < (rows ? q1 : k1); ++line) {
+        uint64_t* words = g->bits_.data() + (static_cast<size_t>(h) * g->num_lines_ + line) * g->words_per_line_;
+        set_range(words, rows ? k0 : q0, rows ? k1 : q1);
+      }
+    }
+  }
+  return g;
+}
+
+int64_t TileGrid::count(int head, int64_t line, int64_t begin, int64_t end) const {
+  begin = std::max<int64_t>(begin, 0);
+  end = std::min(end, line_length_);
+  if (begin >= end) return 0;
+  const uint64_t* words = line_words(head, line);
+  int64_t n = 0;
+  for (int64_t w = begin >> 6; w <= (end - 1) >> 6; ++w) n += std::popcount(masked_word(words, w, begin, end));
+  return n;
+}
+
+int64_t TileGrid::first(int head, int64_t line, int64_t begin, int64_t end) const {
+  begin = std::max<int64_t>(begin, 0);
+  end = std::min(end, line_length_);
+  const uint64_t* words = line_words(head, line);
+  for (int64_t w = begin >> 6; begin < end && w <= (end - 1) >> 6; ++w)
+    if (const uint64_t x = masked_word(words, w, begin, end)) return (w << 6) + std::countr_zero(x);
+  return -1;
+}
+
+int64_t TileGrid::last_end(int head, int64_t line, int64_t begin, int64_t end) const {
+  begin = std::max<int64_t>(begin, 0);
+  end = std::min(end, line_length_);
+  const uint64_t* words = line_words(head, line);
+  for (int64_t w = begin < end ? (end - 1) >> 6 : -1; w >= (begin >> 6) && w >= 0; --w)
+    if (const uint64_t x = masked_word(words, w, begin, end)) return (w << 6) + 64 - std::countl_zero(x);
+  return -1;
+}
+
+}  // namespace lcab

@@ -1,0 +1,62 @@
+// Tile-level occupancy of a tile-aligned mask: for a tile shape Bq x Bk, one bit per tile and head mask saying
+// whether the tile holds unmasked cells. A mask is tile-aligned for a shape when every slice of every head mask is
+// FULL, every q bound of a slice is a multiple of Bq, every k bound a multiple of Bk, and S a multiple of both:
+// then every tile lies inside one slice or outside all of them, so a touched tile is full (MaskTiling's meaning)
+// and the tiling of any part of the mask cut along tile bounds is read off the bits (block-sparse masks with
+// blocks of a multiple of the tile size are; so is `full`).
+//
+// Bits are kept per line: a line is one q-tile row (positions: its k tiles) or one k-tile column (positions: its q
+// tiles), so that the tiles of a row or of a column over any range of positions are counted with a few popcounts.
+// Memory: S^2 / (Bq Bk) bits per head mask (64 MiB for 8 heads at S = 1M and 128 x 128 tiles).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "model/mask.h"
+#include "model/mask_tiling.h"
+
+namespace lcab {
+
+class TileGrid {
+ public:
+  enum class Lines : uint8_t {
+    kRows,     ///< line = q-tile row, positions = k tiles
+    kColumns,  ///< line = k-tile column, positions = q tiles
+  };
+
+  /// True when `mask` is tile-aligned for `shape` (see above). O(slices).
+  static bool aligned(const Mask& mask, TileShape shape);
+  /// The grid of `mask` for `shape` with lines of the given kind; nullptr when the mask is not tile-aligned.
+  /// O(slices + bits / 64).
+  static std::shared_ptr<const TileGrid> make(const Mask& mask, TileShape shape, Lines lines);
+
+  TileShape shape() const { return shape_; }
+  Lines lines() const { return lines_; }
+  int heads() const { return heads_; }
+  int64_t num_lines() const { return num_lines_; }
+  int64_t line_length() const { return line_length_; }  ///< positions per line
+
+  /// Touched tiles of line `line` of head mask `head` at positions [begin, end) (clamped to the line).
+  int64_t count(int head, int64_t line, int64_t begin, int64_t end) const;
+  /// The first touched position in [begin, end), or -1.
+  int64_t first(int head, int64_t line, int64_t begin, int64_t end) const;
+  /// One past the last touched position in [begin, end), or -1.
+  int64_t last_end(int head, int64_t line, int64_t begin, int64_t end) const;
+
+ private:
+  TileGrid() = default;
+  const uint64_t* line_words(int head, int64_t line) const {
+    return bits_.data() + (static_cast<size_t>(head) * num_lines_ + line) * words_per_line_;
+  }
+  TileShape shape_;
+  Lines lines_ = Lines::kRows;
+  int heads_ = 0;
+  int64_t num_lines_ = 0;
+  int64_t line_length_ = 0;
+  int64_t words_per_line_ = 0;
+  std::vector<uint64_t> bits_;  ///< [head][line][word]
+};
+
+}  // namespace lcab

@@ -1,0 +1,57 @@
+// Compute items of tile-aligned masks counted on tile grids (model/mask_tile_grid.h) instead of from their slices:
+// for an item given by its q token map (a window of its rows) and its k token map, the bounding box of its cells
+// (as make_item sets q_rows and k_rows) and, per pass, the tile counts of every outer tile of the kernel's work
+// item per head list (KernelCostModel::cost_from_tiles). Exactly the numbers the item's local slices give: when
+// every segment of both maps starts and ends on tile bounds (global and buffer rows), each local tile is one
+// tile of the global grid.
+//
+// A block-sparse item costs O(outer tiles x segments x words) instead of O(slices), and nothing is materialized.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "model/cp/schedule.h"
+#include "model/mask_tile_grid.h"
+#include "model/perf/kernel_cost.h"
+
+namespace lcab::perf {
+
+/// What an item is for the kernel cost model: its bounding box and, per pass asked for, its tile counts.
+struct GridItem {
+  TokenRange q_rows;  ///< q buffer rows (the item's q_rows)
+  TokenRange k_rows;  ///< k buffer rows (the item's k_rows)
+  std::array<std::vector<OuterTileCounts>, 2> counts;  ///< [pass][head list]; empty for a pass not asked for
+};
+
+class GridItemTiler {
+ public:
+  /// grids[pass]: the grid of that pass's kernel model (lines kRows for q-row work items, kColumns otherwise, the
+  /// model's tile shape), null for a pass not asked for; at least one non-null. column_items[pass]: whether the
+  /// pass's work item is a k-tile column. All grids must be of the same mask.
+  GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bool, 2> column_items);
+
+  /// True when every segment of `map` (pads included) starts, in the buffer and globally, and ends on a multiple
+  /// of the tiles of every grid on that axis (q: kv = false; k: kv = true).
+  bool aligned(const cp::TokenMap& map, bool kv) const;
+  /// The item of `head_lists` (head masks of the grids) for the q rows [q_begin, q_end) of q_map against k_map,
+  /// or std::nullopt when it has no cell. Both maps must be aligned() and the window on tile bounds.
+  std::optional<GridItem> item(const cp::TokenMap& q_map, int64_t q_begin, int64_t q_end, const cp::TokenMap& k_map,
+                               const std::vector<int>& head_lists) const;
+  /// Cells of the item at q buffer rows >= at (summed over head lists), for at on a tile bound of the q axis.
+  int64_t cells_from_row(const cp::TokenMap& q_map, int64_t at, int64_t q_end, const cp::TokenMap& k_map,
+                         const std::vector<int>& head_lists) const;
+  /// The q tile height every window bound must be a multiple of (the largest of the grids').
+  int64_t q_step() const { return q_step_; }
+
+ private:
+  std::array<const TileGrid*, 2> grids_;
+  std::array<bool, 2> column_items_;
+  const TileGrid* main_ = nullptr;  ///< the grid the bounding box is read from
+  int64_t q_step_ = 0;
+  int64_t k_step_ = 0;
+};
+
+}  // namespace lcab::perf

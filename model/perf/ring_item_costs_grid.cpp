@@ -1,0 +1,135 @@
+// RingItemCosts counted on tile grids (the grid path of its constructor; ring_item_costs.h).
+#include <unordered_map>
+
+#include "model/error.h"
+#include "model/perf/cp_op_cost.h"
+#include "model/perf/grid_item_tiles.h"
+#include "model/perf/ring_item_costs.h"
+
+namespace lcab::perf {
+namespace {
+
+uint64_t hash_key(const std::vector<int64_t>& key) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (int64_t v : key) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ULL;
+  return h;
+}
+
+// Items with equal counts, rows and heads cost the same: each content is costed once (kept within a budget).
+class CountedKinds {
+ public:
+  static constexpr size_t kMaxKeptValues = size_t{1} << 23;
+  int32_t find(uint64_t hash, const std::vector<int64_t>& key) const {
+    const auto it = by_hash_.find(hash);
+    if (it == by_hash_.end()) return -1;
+    for (const auto& [kept, kind] : it->second)
+      if (kept == key) return kind;
+    return -1;
+  }
+  void keep(uint64_t hash, const std::vector<int64_t>& key, int32_t kind) {
+    if (kept_values_ + key.size() > kMaxKeptValues) return;
+    kept_values_ += key.size();
+    by_hash_[hash].emplace_back(key, kind);
+  }
+
+ private:
+  std::unordered_map<uint64_t, std::vector<std::pair<std::vector<int64_t>, int32_t>>> by_hash_;
+  size_t kept_values_ = 0;
+};
+
+}  // namespace
+
+bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
+                                  const std::array<const KernelCostModel*, 2>& models, double pass_bytes_per_s,
+                                  const std::array<std::shared_ptr<const TileGrid>, 2>& grids) {
+  std::array<const TileGrid*, 2> used{nullptr, nullptr};
+  std::array<bool, 2> column_items{false, false};
+  for (int pass = 0; pass < 2; ++pass) {
+    if (!models[pass]) continue;
+    const KernelParams& p = models[pass]->params();
+    column_items[pass] = p.work_item != KernelWorkItem::kQRowPerHead;
+    const TileGrid* g = grids[pass].get();
+    if (!g || !models[pass]->tile_counts_determine_cost() || g->shape().q != p.tile.q || g->shape().k != p.tile.k ||
+        g->lines() != (column_items[pass] ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows))
+      return false;
+    if (program.cuts_own_block() && cp::UlyssesRingProgram::kOwnCutRowAlign % p.tile.q != 0) return false;
+    used[pass] = g;
+  }
+  const GridItemTiler tiler(used, column_items);
+  const std::vector<cp::TokenMap>& positions = program.sharding().positions;
+  for (const cp::TokenMap& map : positions)
+    if (!tiler.aligned(map, false) || !tiler.aligned(map, true)) return false;
+  on_grids_ = true;
+
+  const cp::Workload& wl = program.skeleton().config.workload;
+  const bool per_head = wl.mask->is_per_kv_head();
+  std::vector<std::vector<int>> lists(static_cast<size_t>(groups()));
+  for (int g = 0; g < groups(); ++g) {
+    const cp::HeadRange kv = program.kv_heads(group_members_[static_cast<size_t>(g)]);
+    if (!per_head) lists[static_cast<size_t>(g)] = {0};
+    else
+      for (int64_t h = kv.begin; h < kv.end; ++h) lists[static_cast<size_t>(g)].push_back(static_cast<int>(h));
+  }
+  CountedKinds kinds;
+  std::vector<int64_t> key;
+  const auto entry_of = [&](const std::optional<GridItem>& item, int g) {
+    if (!item) return Entry{};
+    const int64_t u = group_members_[static_cast<size_t>(g)];
+    cp::ComputeItem ci;  // what the executor's passes and the shape read: rows and heads
+    ci.q_rows = item->q_rows;
+    ci.k_rows = item->k_rows;
+    ci.q_heads = program.q_heads(u);
+    ci.kv_heads = program.kv_heads(u);
+    const AttentionShape shape = item_shape(ci, wl);
+    const int64_t q_rows = ci.q_rows.length(), k_rows = ci.k_rows.length();
+    key.assign({q_rows, k_rows, shape.heads, shape.kv_heads});
+    for (const std::vector<OuterTileCounts>& per_pass : item->counts)
+      for (const OuterTileCounts& c : per_pass) {
+        key.push_back(static_cast<int64_t>(c.tiles.size()));
+        key.insert(key.end(), c.tiles.begin(), c.tiles.end());
+      }
+    const uint64_t hash = hash_key(key);
+    int32_t kind = kinds.find(hash, key);
+    if (kind < 0) {
+      kind = static_cast<int32_t>(kinds_++);
+      for (int pass = 0; pass < 2; ++pass) {
+        if (!models[pass]) continue;
+        const KernelCost c = models[pass]->cost_from_tiles(item->counts[pass], q_rows, k_rows, shape);
+        const double us = compute_op_us(c.time_us, ci, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
+        costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
+      }
+      kinds.keep(hash, key, kind);
+    }
+    return Entry{kind, static_cast<int32_t>(ci.k_rows.begin), static_cast<int32_t>(ci.k_rows.end)};
+  };
+
+  const int64_t R = positions_;
+  const int64_t rows = program.sharding().rows_per_position;
+  for (int64_t pos = 0; pos < R; ++pos) {
+    const cp::TokenMap& q_map = positions[static_cast<size_t>(pos)];
+    for (int g = 0; g < groups(); ++g) {
+      const std::vector<int>& heads = lists[static_cast<size_t>(g)];
+      for (int64_t source = 0; source < R; ++source)
+        entries_[index(g, pos, source)] =
+            entry_of(tiler.item(q_map, 0, rows, positions[static_cast<size_t>(source)], heads), g);
+      if (own_parts_.empty()) continue;
+      // The own block cut by q rows as UlyssesRingProgram::item cuts it (no cut when a part would have no cell).
+      Entry* parts = &own_parts_[(static_cast<size_t>(g) * R + pos) * 2];
+      parts[0] = entries_[index(g, pos, pos)];
+      parts[1] = Entry{};
+      const std::optional<GridItem> whole = tiler.item(q_map, 0, rows, q_map, heads);
+      if (!whole) continue;
+      const int64_t at = cp::cut_for_tail_share(
+          whole->q_rows.begin, whole->q_rows.end, program.own_tail_share(), cp::UlyssesRingProgram::kOwnCutRowAlign,
+          [&](int64_t row) { return tiler.cells_from_row(q_map, row, rows, q_map, heads); });
+      std::optional<GridItem> head = tiler.item(q_map, 0, at, q_map, heads);
+      std::optional<GridItem> tail = tiler.item(q_map, at, rows, q_map, heads);
+      if (!head || !tail) continue;
+      parts[0] = entry_of(head, g);
+      parts[1] = entry_of(tail, g);
+    }
+  }
+  return true;
+}
+
+}  // namespace lcab::perf

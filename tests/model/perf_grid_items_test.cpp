@@ -1,0 +1,263 @@
+// Items counted on tile grids (model/mask_tile_grid.h, model/perf/grid_item_tiles.h) against the slices they
+// stand for: grid counts equal MaskTiling's, cost_from_tiles equals cost(), and a ring item table counted on grids
+// holds exactly the key rows and costs of one resolved from slices (every item, own-block parts included), for
+// block-sparse and full masks over ring, ulysses and usp shardings. A plan sharing a cache equals one without, and
+// plans made together (make_plans) equal plans made one by one.
+#include <memory>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "model/mask_spec.h"
+#include "model/mask_tile_grid.h"
+#include "model/mask_tiling.h"
+#include "model/perf/grid_item_tiles.h"
+#include "model/perf/grid_schedule.h"
+#include "model/perf/planner.h"
+#include "model/perf/ring_item_cache.h"
+#include "model/perf/ring_item_costs.h"
+
+namespace lcab::perf {
+namespace {
+
+const HardwareProfile& h100() { return builtin_profile("h100_sxm"); }
+KernelCostModel model_of(const std::string& pass) {
+  return KernelCostModel(h100(), h100().kernel("lcab_flash", pass, 128, "bf16"));
+}
+
+// Per k-tile column counts of one head mask, from MaskTiling's runs.
+std::vector<int64_t> column_tiles(const std::vector<Slice>& slices, int64_t seqlen, TileShape shape) {
+  const MaskTiling tiling(slices, seqlen, shape);
+  std::vector<int64_t> columns(static_cast<size_t>(seqlen / shape.k), 0);
+  for (const TileRun& run : tiling.runs())
+    for (int64_t c = run.k_tile_begin; c < run.k_tile_end; ++c) ++columns[static_cast<size_t>(c)];
+  return columns;
+}
+
+TEST(PerfGridItems, GridCountsEqualMaskTiling) {
+  for (const char* spec : {"block_sparse:density=0.3,seed=5", "block_sparse:density=0.05,seed=9", "full"}) {
+    const Mask mask = make_mask(spec, 8192, 4);
+    const TileShape rows_shape{128, 128}, columns_shape{64, 128};
+    const auto rows = TileGrid::make(mask, rows_shape, TileGrid::Lines::kRows);
+    const auto columns = TileGrid::make(mask, columns_shape, TileGrid::Lines::kColumns);
+    ASSERT_TRUE(rows && columns) << spec;
+    for (int h = 0; h < mask.num_head_masks(); ++h) {
+      const MaskTiling tiling(mask.slices(h), mask.seqlen(), rows_shape);
+      EXPECT_EQ(tiling.counts().partial, 0) << spec;
+      for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+        ASSERT_EQ(rows->count(h, r, 0, rows->line_length()), tiling.row_tiles(r)) << spec << " head " << h << " row " << r;
+        // a part of the row: the runs' tiles in [13, 40)
+        int64_t part = 0;
+        for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run)
+          part += std::max<int64_t>(0, std::min<int64_t>(run->k_tile_end, 40) - std::max<int64_t>(run->k_tile_begin, 13));
+        ASSERT_EQ(rows->count(h, r, 13, 40), part) << spec << " head " << h << " row " << r;
+      }
+      const std::vector<int64_t> expected = column_tiles(mask.slices(h), mask.seqlen(), columns_shape);
+      for (int64_t c = 0; c < columns->num_lines(); ++c)
+        ASSERT_EQ(columns->count(h, c, 0, columns->line_length()), expected[static_cast<size_t>(c)]) << spec;
+    }
+  }
+}
+
+TEST(PerfGridItems, OnlyTileAlignedMasksHaveGrids) {
+  EXPECT_FALSE(TileGrid::make(make_mask("block_sparse:block=64", 4096, 2), {128, 128}, TileGrid::Lines::kRows));
+  EXPECT_FALSE(TileGrid::make(make_mask("causal", 4096), {128, 128}, TileGrid::Lines::kRows));
+  EXPECT_FALSE(TileGrid::make(make_mask("variable_block_sparse", 8192, 2), {64, 128}, TileGrid::Lines::kColumns));
+  EXPECT_TRUE(TileGrid::make(make_mask("block_sparse:block=64", 4096, 2), {64, 64}, TileGrid::Lines::kRows));
+}
+
+TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
+  const Mask mask = make_mask("block_sparse:density=0.2,seed=2", 16384, 8);
+  const AttentionShape shape{1, 64, 8, 128, 2};
+  for (const char* pass : {"fwd", "bwd"}) {
+    const KernelCostModel model = model_of(pass);
+    const bool columns = model.params().work_item != KernelWorkItem::kQRowPerHead;
+    const auto grid = TileGrid::make(mask, model.params().tile,
+                                     columns ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows);
+    ASSERT_TRUE(grid);
+    std::vector<OuterTileCounts> counts(static_cast<size_t>(mask.num_head_masks()));
+    for (int h = 0; h < mask.num_head_masks(); ++h) {
+      OuterTileCounts& c = counts[static_cast<size_t>(h)];
+      for (int64_t line = 0; line < grid->num_lines(); ++line)
+        c.tiles.push_back(grid->count(h, line, 0, grid->line_length()));
+      c.area = static_cast<double>(mask.area(h));
+    }
+    const KernelCost a = model.cost(mask, shape);
+    const KernelCost b = model.cost_from_tiles(counts, mask.seqlen(), mask.seqlen(), shape);
+    EXPECT_EQ(a.time_us, b.time_us) << pass;
+    EXPECT_EQ(a.flops, b.flops) << pass;
+    EXPECT_EQ(a.full_tiles, b.full_tiles) << pass;
+    EXPECT_EQ(a.work_items, b.work_items) << pass;
+    EXPECT_EQ(a.slots.makespan_us, b.slots.makespan_us) << pass;
+  }
+}
+
+cp::CpConfig ring_config(const std::string& method, int64_t gpus, int64_t ulysses, std::shared_ptr<const Mask> mask) {
+  cp::CpConfig c;
+  c.method = method;
+  c.gpus = gpus;
+  c.gpus_per_node = 8;
+  c.ulysses_degree = ulysses;
+  c.workload.kv_heads = mask->is_per_kv_head() ? mask->num_head_masks() : 4;  // GQA 4
+  c.workload.heads = 4 * c.workload.kv_heads;
+  c.workload.mask = std::move(mask);
+  return cp::normalize_config(c);
+}
+
+TEST(PerfGridItems, RingTablesOnGridsEqualResolvedTables) {
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  const double rate = h100().executor_pass_rate();
+  int compared = 0;
+  for (const char* spec : {"block_sparse:density=0.2,seed=4", "block_sparse:density=0.6,seed=8", "full"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+        TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+        TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+    for (const auto& [method, gpus, ulysses] :
+         std::vector<std::tuple<std::string, int64_t, int64_t>>{{"ring", 2, 0}, {"ring", 8, 0}, {"ring", 16, 0},
+                                                                {"ulysses", 4, 0}, {"usp", 8, 2}, {"usp", 16, 4}}) {
+      const cp::CpConfig config = ring_config(method, gpus, ulysses, mask);
+      const cp::UlyssesRingProgram program(config, cp::Pass::kBackward);
+      const RingItemCosts resolved(program, &fwd, &bwd, rate);
+      const RingItemCosts counted(program, &fwd, &bwd, rate, grids);
+      std::ostringstream where;
+      where << spec << " " << method << " P=" << gpus << " U=" << ulysses;
+      ASSERT_FALSE(resolved.counted_on_grids()) << where.str();
+      ASSERT_TRUE(counted.counted_on_grids()) << where.str();
+      ASSERT_EQ(resolved.groups(), counted.groups());
+      const int64_t R = resolved.positions();
+      for (int g = 0; g < resolved.groups(); ++g)
+        for (int64_t pos = 0; pos < R; ++pos)
+          for (int64_t source = 0; source < R; ++source)
+            for (cp::RingItemPart part : {cp::RingItemPart::kWhole, cp::RingItemPart::kOwnHead,
+                                          cp::RingItemPart::kOwnTail}) {
+              if (part != cp::RingItemPart::kWhole && (source != pos || !program.cuts_own_block())) continue;
+              const auto a = resolved.key_rows(g, pos, source, part);
+              const auto b = counted.key_rows(g, pos, source, part);
+              ASSERT_EQ(a.has_value(), b.has_value()) << where.str() << " g" << g << " " << pos << "<-" << source;
+              if (!a) continue;
+              EXPECT_EQ(*a, *b) << where.str();
+              for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
+                const RingItemCosts::Cost& x = resolved.cost(pass, g, pos, source, part);
+                const RingItemCosts::Cost& y = counted.cost(pass, g, pos, source, part);
+                ASSERT_EQ(x.time_us, y.time_us) << where.str() << " g" << g << " " << pos << "<-" << source;
+                ASSERT_EQ(x.flops, y.flops) << where.str();
+                ASSERT_EQ(x.workspace_bytes, y.workspace_bytes) << where.str();
+                ++compared;
+              }
+            }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
+TEST(PerfGridItems, UnalignedShardingsFallBackToSlices) {
+  // 2R chunks of 4096 / 64 = 64 tokens: not on the 128-row tiles, so the table resolves slices.
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse", 4096, 4));
+  const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+      TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+      TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+  const cp::UlyssesRingProgram program(ring_config("ring", 32, 0, mask), cp::Pass::kForward);
+  EXPECT_FALSE(RingItemCosts(program, &fwd, &bwd, h100().executor_pass_rate(), grids).counted_on_grids());
+}
+
+TEST(PerfGridItems, AllgatherSchedulesOnGridsEqualResolvedSchedules) {
+  int compared = 0;
+  for (const char* spec : {"block_sparse:density=0.2,seed=6", "full"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (int64_t gpus : {2, 8, 32}) {
+      const cp::CpConfig config = ring_config("allgather", gpus, 0, mask);
+      const cp::CpMethod& method = cp::builtin_cp_methods().find("allgather");
+      for (const char* pass_name : {"fwd", "bwd"}) {
+        const KernelCostModel model = model_of(pass_name);
+        const cp::Pass pass = std::string(pass_name) == "fwd" ? cp::Pass::kForward : cp::Pass::kBackward;
+        const bool columns = model.params().work_item != KernelWorkItem::kQRowPerHead;
+        const auto grid = TileGrid::make(*mask, model.params().tile,
+                                         columns ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows);
+        const std::optional<GridSchedule> counted = build_on_grid(method, config, pass, model, grid);
+        ASSERT_TRUE(counted) << spec << " P=" << gpus;
+        const cp::Schedule resolved = cp::build_schedule(config, pass);
+        ASSERT_EQ(resolved.ranks.size(), counted->schedule.ranks.size());
+        for (size_t r = 0; r < resolved.ranks.size(); ++r) {
+          const auto& a = resolved.ranks[r];
+          const auto& b = counted->schedule.ranks[r];
+          ASSERT_EQ(a.ops.size(), b.ops.size()) << spec << " P=" << gpus << " rank " << r;
+          ASSERT_EQ(a.items.size(), b.items.size());
+          ASSERT_EQ(a.items.size(), counted->item_costs[r].size());
+          for (size_t n = 0; n < a.items.size(); ++n) {
+            const cp::ComputeItem& x = a.items[n];
+            const cp::ComputeItem& y = b.items[n];
+            EXPECT_EQ(x.q_rows, y.q_rows);
+            EXPECT_EQ(x.k_rows, y.k_rows);
+            EXPECT_EQ(x.pairs, y.pairs);
+            EXPECT_EQ(x.grad_row_begin, y.grad_row_begin);
+            const KernelCost c = model.cost(x.slices, x.q_rows.length(), x.k_rows.length(),
+                                            AttentionShape{1, 16, 4, 128, 2});
+            EXPECT_EQ(c.time_us, counted->item_costs[r][n].time_us) << spec << " P=" << gpus << " rank " << r;
+            EXPECT_EQ(c.flops, counted->item_costs[r][n].flops);
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+  // Off the tiles (chunks of 16384 / 256 = 64 tokens): no grid schedule.
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse", 16384, 4));
+  const KernelCostModel model = model_of("fwd");
+  EXPECT_FALSE(build_on_grid(cp::builtin_cp_methods().find("allgather"), ring_config("allgather", 128, 0, mask),
+                             cp::Pass::kForward, model, TileGrid::make(*mask, model.params().tile, TileGrid::Lines::kRows)));
+}
+
+TEST(PerfGridItems, AllgatherPredictionsOnGridsEqualResolved) {
+  // The predictor's grid path (summaries) against the materialized schedules it keeps for timelines.
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse:density=0.3,seed=1", 32768, 8));
+  CpPredictor predictor(h100(), {16, 8});
+  const cp::CpConfig config = ring_config("allgather", 16, 0, mask);
+  const std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
+  const CpPrediction fast = predictor.predict(config, {}, passes, PredictOptions{false, false, false});
+  const CpPrediction kept = predictor.predict(config, {}, passes, PredictOptions{false, true, false});
+  ASSERT_EQ(fast.passes.size(), kept.passes.size());
+  for (size_t n = 0; n < fast.passes.size(); ++n) {
+    EXPECT_EQ(fast.passes[n].simulation.time_us, kept.passes[n].simulation.time_us);
+    EXPECT_EQ(fast.passes[n].simulation.flops(), kept.passes[n].simulation.flops());
+    EXPECT_EQ(fast.passes[n].simulation.peak_mem_bytes(), kept.passes[n].simulation.peak_mem_bytes());
+  }
+  const CpBound bound = predictor.bound(config, {}, passes);
+  EXPECT_LE(bound.time_lower_bound_us, fast.time_us());
+  EXPECT_EQ(bound.peak_mem_bytes, fast.peak_mem_bytes());
+}
+
+TEST(PerfGridItems, PlansSharingACacheEqualPlansWithout) {
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse", 32768, 8));
+  PlanRequest request;
+  request.workload.mask = mask;
+  request.one_config_per_method = true;
+  request.prune = false;
+  request.threads = 2;
+  auto shared = std::make_shared<RingItemCostCache>();
+  request.item_cache = nullptr;
+  const std::vector<Plan> together = make_plans(h100(), {{8, 8}, {16, 8}, {64, 8}}, request);
+  ASSERT_EQ(together.size(), 3u);
+  size_t point = 0;
+  for (int64_t gpus : {8, 16, 64}) {
+    request.item_cache = nullptr;
+    const Plan alone = make_plan(h100(), {gpus, 8}, request);
+    request.item_cache = shared;
+    const Plan cached = make_plan(h100(), {gpus, 8}, request);
+    ASSERT_EQ(alone.entries.size(), cached.entries.size());
+    const Plan& parallel = together[point++];
+    ASSERT_EQ(alone.entries.size(), parallel.entries.size());
+    for (size_t n = 0; n < alone.entries.size(); ++n) {
+      EXPECT_EQ(describe_config(alone.entries[n].prediction.config), describe_config(cached.entries[n].prediction.config));
+      EXPECT_EQ(alone.entries[n].prediction.time_us(), cached.entries[n].prediction.time_us());
+      EXPECT_EQ(describe_config(alone.entries[n].prediction.config),
+                describe_config(parallel.entries[n].prediction.config));
+      EXPECT_EQ(alone.entries[n].prediction.time_us(), parallel.entries[n].prediction.time_us());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lcab::perf
