@@ -164,6 +164,22 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
 /// Two protocol lines are 4 parameters: fitted from at least twice as many records.
 constexpr size_t kMinRecordsForTwoLines = 8;
 
+/// Whether the bus bandwidth's growth with the group size (profile.h) can be fitted: a collective (not send/recv)
+/// whose records have groups of at least two sizes.
+bool records_have_two_group_sizes(const GroupRecords& group) {
+  if (perf::parse_collective_op(group.records.front().key.op) == perf::CollectiveOp::kSendRecv) return false;
+  std::set<size_t> sizes;
+  for (const Record& record : group.records) {
+    if (!record.key.gpus || *record.key.gpus <= 0) return false;  // the prediction names the missing field
+    try {
+      sizes.insert(comm_groups(record.key.group, *record.key.gpus).front().size());
+    } catch (const Error&) {
+      return false;  // and the invalid layout
+    }
+  }
+  return sizes.size() >= 2;
+}
+
 /// One attempt at a collective entry: both protocol lines, or the Simple line alone.
 bool try_comm_fit(const GroupRecords& group, size_t index, bool with_low_latency_line,
                   const CalibrationOptions& options, const RecordPredictor& predictor, CalibrationResult& result,
@@ -172,8 +188,8 @@ bool try_comm_fit(const GroupRecords& group, size_t index, bool with_low_latency
   std::vector<double> volumes;
   for (const Record& record : group.records) volumes.push_back(static_cast<double>(comm_chunk_bytes(record)));
   std::nth_element(volumes.begin(), volumes.begin() + static_cast<std::ptrdiff_t>(volumes.size() / 2), volumes.end());
-  const std::vector<ProfileParameter> parameters =
-      comm_fit_parameters(trial, index, with_low_latency_line, volumes[volumes.size() / 2]);
+  const std::vector<ProfileParameter> parameters = comm_fit_parameters(
+      trial, index, with_low_latency_line, volumes[volumes.size() / 2], records_have_two_group_sizes(group));
   CalibrationResult attempt;
   attempt.profile = trial;
   if (!run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
@@ -241,6 +257,8 @@ void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options
   const std::string source = fitted_source(fit, group.records);
   params.latency_us.source = source;
   params.bytes_per_s.source = source;
+  if (params.small_group_us_per_byte.value > 0)
+    params.small_group_us_per_byte.source = source + "; bus bandwidth growing with the group size";
   if (params.has_low_latency_line()) {
     params.ll_latency_us.source = source + "; NCCL's low-latency protocol line";
     params.ll_bytes_per_s.source = params.ll_latency_us.source;

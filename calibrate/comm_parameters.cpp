@@ -33,13 +33,19 @@ ProfileParameter inverse_bandwidth_parameter(const char* name, const char* hint,
 }  // namespace
 
 std::vector<ProfileParameter> comm_fit_parameters(perf::HardwareProfile& profile, size_t index,
-                                                  bool with_low_latency_line, double crossover_bytes) {
+                                                  bool with_low_latency_line, double crossover_bytes,
+                                                  bool with_group_size_term) {
   perf::CollectiveParams& start = profile.collectives[index];
   std::vector<ProfileParameter> parameters;
   parameters.push_back(latency_parameter("latency_us", "small messages (from 1 MiB up)", index,
                                          &perf::CollectiveParams::latency_us, start.latency_us.value));
   parameters.push_back(inverse_bandwidth_parameter("us_per_byte", "large messages", index,
                                                    &perf::CollectiveParams::bytes_per_s, start.bytes_per_s.value));
+  start.small_group_us_per_byte.value = 0;
+  if (with_group_size_term)
+    parameters.push_back(latency_parameter("small_group_us_per_byte", "large messages on groups of two sizes", index,
+                                           &perf::CollectiveParams::small_group_us_per_byte,
+                                           0.25e6 / start.bytes_per_s.value));
   if (!with_low_latency_line) return parameters;
   if (!start.has_low_latency_line()) {
     // 0.5 lat + B / ll_bw = lat + B / bw at B = crossover: 1 / ll_bw = 1 / bw + 0.5 lat / B.
@@ -63,6 +69,8 @@ std::vector<std::pair<std::string, double>> reported_comm_parameters(const perf:
     out.emplace_back("ll_latency_us", params.ll_latency_us.value);
     out.emplace_back("ll_bytes_per_s", params.ll_bytes_per_s.value);
   }
+  if (params.small_group_us_per_byte.value > 0)  // as the bus bandwidth it gives a pair of ranks
+    out.emplace_back("two_rank_bytes_per_s", 1e6 / params.simple_us_per_byte(2));
   return out;
 }
 

@@ -24,8 +24,8 @@ CommCostModel::CommCostModel(const HardwareProfile& profile, ClusterShape cluste
   hop_latency_us_[1] = profile.network.latency_us.value;
 }
 
-double line_us(const CollectiveParams& p, double volume_bytes) {
-  const double simple = p.latency_us.value + volume_bytes / p.bytes_per_s.value * 1e6;
+double line_us(const CollectiveParams& p, double volume_bytes, double members) {
+  const double simple = p.latency_us.value + volume_bytes * p.simple_us_per_byte(std::max(members, 2.0));
   if (!p.has_low_latency_line()) return simple;
   return std::min(simple, p.ll_latency_us.value + volume_bytes / p.ll_bytes_per_s.value * 1e6);
 }
@@ -66,14 +66,14 @@ double CommCostModel::collective_us(CollectiveOp op, const GroupSpan& s, int64_t
       return line_us(p, bytes);
     case CollectiveOp::kAllGather:
     case CollectiveOp::kReduceScatter:
-      return line_us(p, bytes * (n - 1)) + extra_steps_latency;
+      return line_us(p, bytes * (n - 1), n) + extra_steps_latency;
     case CollectiveOp::kAllReduce:
-      return line_us(p, 2 * bytes * (n - 1) / n) + 2 * extra_steps_latency;
+      return line_us(p, 2 * bytes * (n - 1) / n, n) + 2 * extra_steps_latency;
     case CollectiveOp::kAllToAll: {
       const CollectiveParams& intra = *params_[static_cast<int>(op)][0];
       const double g = static_cast<double>(s.max_per_node);
-      double time = g > 1 ? line_us(intra, bytes * (g - 1)) : 0;
-      if (s.nodes > 1) time = std::max(time, line_us(p, bytes * (n - g)));
+      double time = g > 1 ? line_us(intra, bytes * (g - 1), g) : 0;
+      if (s.nodes > 1) time = std::max(time, line_us(p, bytes * (n - g), n));
       return time;
     }
   }

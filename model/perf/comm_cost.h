@@ -12,7 +12,9 @@
 //       time = max(lat_intra + chunk (g - 1) / bw_intra,  lat_inter + chunk (n - g) / bw_inter)
 //     (peers are posted together, so latency does not grow with n).
 // Every "latency + volume / bandwidth" above is the smaller of the entry's two protocol lines when it has a
-// low-latency line (profile.h): line_us(params, volume).
+// low-latency line (profile.h): line_us(params, volume, members). The Simple line's bus bandwidth grows with the
+// group's size where the entry has small_group_us_per_byte (profile.h): members = n for the ring collectives, g
+// (the ranks on the busiest node) for all-to-all's NVLink part, 2 for send/recv.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +24,10 @@
 
 namespace lcab::perf {
 
-/// The time of moving `volume_bytes` (bus bytes, profile.h) under one collective entry: latency + volume /
-/// bandwidth, or the smaller of that and the low-latency protocol's line when the entry has one.
-double line_us(const CollectiveParams& params, double volume_bytes);
+/// The time of moving `volume_bytes` (bus bytes, profile.h) under one collective entry in a group of `members`
+/// ranks: latency + volume x the Simple line's time per byte at that size, or the smaller of that and the
+/// low-latency protocol's line when the entry has one.
+double line_us(const CollectiveParams& params, double volume_bytes, double members = 2);
 
 /// Nodes x GPUs per node.
 struct ClusterShape {

@@ -335,7 +335,7 @@ def with_origin(entry, keys, origin):
 
 
 KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us")
-COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s")
+COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s", "small_group_us_per_byte")
 
 
 def merge_fits(base, gpu, profiles_dir):

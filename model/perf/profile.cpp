@@ -220,6 +220,7 @@ void validate_profile(const HardwareProfile& p) {
         check_positive(c.bytes_per_s, label + " bytes_per_s");
         check_non_negative(c.ll_latency_us, label + " ll_latency_us");
         check_non_negative(c.ll_bytes_per_s, label + " ll_bytes_per_s");
+        check_non_negative(c.small_group_us_per_byte, label + " small_group_us_per_byte");
       }
       LCAB_CHECK(found == 1, "profile: needs exactly one entry for collective " << to_string(op) << " over "
                                                                                 << to_string(link) << ", found "
@@ -282,6 +283,8 @@ json to_json(const HardwareProfile& p) {
       collectives.back()["ll_latency_us"] = write_sourced(c.ll_latency_us);
       collectives.back()["ll_bytes_per_s"] = write_sourced(c.ll_bytes_per_s);
     }
+    if (c.small_group_us_per_byte.value > 0)
+      collectives.back()["small_group_us_per_byte"] = write_sourced(c.small_group_us_per_byte);
   }
   j["collectives"] = collectives;
   return j;
@@ -364,6 +367,8 @@ HardwareProfile profile_from_json(const json& j) {
     c.bytes_per_s = read_sourced(e, path, "bytes_per_s");
     if (e.contains("ll_latency_us")) c.ll_latency_us = read_sourced(e, path, "ll_latency_us");
     if (e.contains("ll_bytes_per_s")) c.ll_bytes_per_s = read_sourced(e, path, "ll_bytes_per_s");
+    if (e.contains("small_group_us_per_byte"))
+      c.small_group_us_per_byte = read_sourced(e, path, "small_group_us_per_byte");
     c.fit = read_object_or_empty(e, "fit");
     p.collectives.push_back(std::move(c));
   }

@@ -20,7 +20,7 @@
 //                 "slice_us", "kv_tile_us", "whole_sequence_band" (optional: terms of kernels that have them),
 //                 "fit"}, ...],
 //    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "ll_latency_us" (optional),
-//                     "ll_bytes_per_s" (optional), "fit"}, ...]}
+//                     "ll_bytes_per_s" (optional), "small_group_us_per_byte" (optional), "fit"}, ...]}
 // (every numeric leaf except head_dim, tile_q, tile_k is a {"value", "source"} object).
 //
 // Meaning of the collective parameters (what calibration fits; n = group size, B = CommOp::chunk_bytes):
@@ -36,6 +36,13 @@
 // ll_bytes_per_s, both optional); the time is then the smaller of the two lines' times:
 //   time = min(latency_us + V / bytes_per_s, ll_latency_us + V / ll_bytes_per_s)   (V as above)
 // Without ll_bytes_per_s (absent or 0) only the first line exists.
+// Bus bandwidth that grows with the group (small_group_us_per_byte, optional, >= 0; absent: 0): on an NVSwitch node
+// NCCL's Simple protocol reaches less bus bandwidth with 2 ranks than with 4 or 8 (H200 records: reduce-scatter
+// 228 GB/s on 2 GPUs, 297 on 4), so the Simple line's time per bus byte is
+//   1 / bytes_per_s + small_group_us_per_byte * 2 / n                     (n = members; send_recv: n = 2)
+// i.e. bytes_per_s is the large-group limit and a 2-rank group pays the whole extra term, 4 ranks half of it. The
+// form is monotone in n and bounded by bytes_per_s, so groups larger than the measured ones extrapolate to at
+// most that bandwidth; the low-latency line does not depend on n.
 #pragma once
 
 #include <cstdint>
@@ -155,6 +162,12 @@ struct CollectiveParams {
   Sourced ll_latency_us{0, "not given: one protocol line"};
   Sourced ll_bytes_per_s{0, "not given: one protocol line"};
   bool has_low_latency_line() const { return ll_bytes_per_s.value > 0; }
+  /// Extra Simple-protocol time per bus byte of a 2-member group, scaled by 2 / members (header comment).
+  Sourced small_group_us_per_byte{0, "not given: bus bandwidth independent of the group size"};
+  /// The Simple line's microseconds per bus byte for a group of `members` ranks (>= 2).
+  double simple_us_per_byte(double members) const {
+    return 1e6 / bytes_per_s.value + small_group_us_per_byte.value * 2.0 / members;
+  }
 };
 
 struct Provenance {

@@ -99,6 +99,35 @@ TEST(Calibration, RecoversCollectiveLatencyAndBandwidth) {
   EXPECT_EQ(result.profile.provenance.residuals["comm all_gather intra_node"]["records"], 6);
 }
 
+TEST(Calibration, RecoversBusBandwidthGrowingWithTheGroup) {
+  // The truth's reduce-scatter: 20 us + V x (1 / 400 GB/s + 1e-6 us per byte x 2 / n): 286 GB/s bus bandwidth
+  // on 2 GPUs, 333 on 4. Records of both sizes separate the two terms; the records of one size alone do not,
+  // and then the entry keeps a bandwidth independent of the group (the term stays 0).
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::CollectiveParams& line = truth.collectives[static_cast<size_t>(
+      &truth.collective(perf::CollectiveOp::kReduceScatter, perf::LinkClass::kIntraNode) - truth.collectives.data())];
+  line.latency_us = {20.0, "test"};
+  line.bytes_per_s = {400e9, "test"};
+  line.small_group_us_per_byte = {1e-6, "test"};
+  std::vector<Record> records = testing::synthetic_comm_records(truth, "reduce_scatter", 1 << 20, 1 << 30, {}, 2);
+  const CalibrationResult one_size = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(one_size.failures.empty()) << one_size.failures.front().reason;
+  EXPECT_EQ(one_size.profile.collective(perf::CollectiveOp::kReduceScatter, perf::LinkClass::kIntraNode)
+                .small_group_us_per_byte.value,
+            0);
+  const std::vector<Record> four = testing::synthetic_comm_records(truth, "reduce_scatter", 1 << 20, 1 << 30, {}, 4);
+  records.insert(records.end(), four.begin(), four.end());
+  const CalibrationResult result = calibrate(records, base_profile(), options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::CollectiveParams& rs =
+      result.profile.collective(perf::CollectiveOp::kReduceScatter, perf::LinkClass::kIntraNode);
+  EXPECT_NEAR(rs.latency_us.value, 20.0, 0.05);
+  EXPECT_NEAR(rs.bytes_per_s.value, 400e9, 400e9 * 1e-3);
+  EXPECT_NEAR(rs.small_group_us_per_byte.value, 1e-6, 1e-9);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.1);
+  EXPECT_NE(rs.fit.dump().find("two_rank_bytes_per_s"), std::string::npos);
+}
+
 TEST(Calibration, RecoversBothNcclProtocolLines) {
   // The truth's all-gather has a low-latency line (8 us, 150 GB/s) under its Simple line (20 us, 280 GB/s); the
   // chunks up to 2 MiB run on the first, 8 MiB and up on the second. Starting from the built-in profile's

@@ -86,6 +86,7 @@ perf::HardwareProfile synthetic_truth_profile() {
   for (perf::CollectiveParams& c : p.collectives) {
     c.ll_latency_us = perf::CollectiveParams{}.ll_latency_us;
     c.ll_bytes_per_s = perf::CollectiveParams{}.ll_bytes_per_s;
+    c.small_group_us_per_byte = perf::CollectiveParams{}.small_group_us_per_byte;
   }
   p.executor_pass_bytes_per_s = {2.5e12, "SYNTHETIC truth"};
   perf::CollectiveParams& send_recv = intra_collective(p, perf::CollectiveOp::kSendRecv);
@@ -114,13 +115,14 @@ std::vector<Record> synthetic_kernel_records(const perf::HardwareProfile& truth,
 }
 
 std::vector<Record> synthetic_comm_records(const perf::HardwareProfile& truth, const std::string& op,
-                                           int64_t min_bytes, int64_t max_bytes, const SyntheticOptions& options) {
+                                           int64_t min_bytes, int64_t max_bytes, const SyntheticOptions& options,
+                                           int64_t gpus) {
   std::vector<Record> records;
   for (int64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
     Record record = synthetic_base("comm");
     record.key.op = op;
     record.key.bytes = bytes;
-    record.key.gpus = 2;
+    record.key.gpus = gpus;
     record.key.group = "world";
     records.push_back(record);
   }

@@ -31,9 +31,10 @@ std::vector<Record> synthetic_kernel_records(const perf::HardwareProfile& truth,
                                              const std::vector<int64_t>& seqlens,
                                              const std::vector<std::string>& passes, const SyntheticOptions& options);
 
-/// Comm records of `op` over 2 GPUs (world) for sizes from min_bytes to max_bytes, x4 each step.
+/// Comm records of `op` over `gpus` GPUs (world) for sizes from min_bytes to max_bytes, x4 each step.
 std::vector<Record> synthetic_comm_records(const perf::HardwareProfile& truth, const std::string& op,
-                                           int64_t min_bytes, int64_t max_bytes, const SyntheticOptions& options);
+                                           int64_t min_bytes, int64_t max_bytes, const SyntheticOptions& options,
+                                           int64_t gpus = 2);
 
 /// CP records of `method` on 2 GPUs with lcab_flash hd128 bf16.
 std::vector<Record> synthetic_cp_records(const perf::HardwareProfile& truth, const std::string& method,

@@ -61,6 +61,35 @@ TEST(PerfCommCost, AllGatherAndReduceScatterRingVolumes) {
   EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllReduce, ranks(0, 4), 1000000), 10 + 4 + 15);
 }
 
+TEST(PerfCommCost, BusBandwidthGrowsWithTheGroupWhereTheEntrySaysSo) {
+  // The Simple line's time per bus byte: 1 / 100 GB/s + 10 us per MB x 2 / n, i.e. 20 us per MB at 2 ranks,
+  // 15 at 4, 12.5 at 8, approaching 10 (the entry's bytes_per_s) for large groups.
+  HardwareProfile profile = testing::simple_profile();
+  for (CollectiveParams& c : profile.collectives) c.small_group_us_per_byte = {1e-5, "test"};
+  const CommCostModel model(profile, {16, 8});
+  EXPECT_DOUBLE_EQ(model.collective_us(CollectiveOp::kAllGather, ranks(0, 2), 1000000), 10 + 20);
+  EXPECT_DOUBLE_EQ(model.collective_us(CollectiveOp::kReduceScatter, ranks(0, 4), 1000000), 10 + 2 * 1 + 3 * 15);
+  EXPECT_DOUBLE_EQ(model.collective_us(CollectiveOp::kAllReduce, ranks(0, 4), 1000000), 10 + 4 + 1.5 * 15);
+  EXPECT_DOUBLE_EQ(model.collective_us(CollectiveOp::kAllToAll, ranks(0, 8), 1000000), 10 + 7 * 12.5);
+  EXPECT_DOUBLE_EQ(model.send_recv_us(0, 1, 1000000), 10 + 20);  // a pair: the whole term
+  // The low-latency line does not depend on the group: 4 us + B / 25 GB/s wins at 100 kB (8 < 10 + 2).
+  profile.collectives[0].ll_latency_us = {4, "test"};
+  profile.collectives[0].ll_bytes_per_s = {25e9, "test"};
+  EXPECT_DOUBLE_EQ(line_us(profile.collectives[0], 100000, 2), 8);
+  EXPECT_DOUBLE_EQ(line_us(profile.collectives[0], 100000, 64), 8);
+  // Bus bandwidth (bus bytes / Simple time) grows with n and stays below bytes_per_s: 8..1024 GPUs extrapolate
+  // to at most the large-group limit.
+  const CollectiveParams& ag = profile.collective(CollectiveOp::kAllGather, LinkClass::kIntraNode);
+  double previous = 0;
+  for (double n : {2.0, 4.0, 8.0, 64.0, 1024.0}) {
+    const double bus = 1e8 / (line_us(ag, 1e8, n) - ag.latency_us.value) * 1e6;
+    EXPECT_GT(bus, previous) << n;
+    EXPECT_LT(bus, ag.bytes_per_s.value) << n;
+    previous = bus;
+  }
+  EXPECT_NEAR(previous, 100e9 / (1 + 2.0 / 1024), 1e3);
+}
+
 TEST(PerfCommCost, AllToAllIsBoundedByTheNicAcrossNodes) {
   // 8 ranks in one node: 7 chunks over NVLink.
   EXPECT_DOUBLE_EQ(two_nodes().collective_us(CollectiveOp::kAllToAll, ranks(0, 8), 1000000), 10 + 7 * 10);

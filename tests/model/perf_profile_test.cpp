@@ -62,6 +62,7 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   p.kernels[0].kv_tile_us = Sourced{0.4, "test"};
   p.kernels[1].scheduler = KernelScheduler::kGridCostliestFirst;
   p.kernels[1].whole_sequence_band = true;
+  p.collectives[2].small_group_us_per_byte = Sourced{2e-6, "test"};
   const std::string path = (std::filesystem::temp_directory_path() / "lcab_profile_roundtrip.json").string();
   save_profile(p, path);
   const HardwareProfile back = load_profile(path);
@@ -74,6 +75,8 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   EXPECT_EQ(back.kernels[1].scheduler, KernelScheduler::kGridCostliestFirst);
   EXPECT_TRUE(back.kernels[1].whole_sequence_band);
   EXPECT_EQ(back.collective(CollectiveOp::kAllGather, LinkClass::kInterNode).bytes_per_s.value, 10e9);
+  EXPECT_DOUBLE_EQ(back.collectives[2].small_group_us_per_byte.value, 2e-6);
+  EXPECT_EQ(back.collectives[3].small_group_us_per_byte.value, 0);  // absent: no group-size term
 }
 
 TEST(PerfProfile, RejectsNumbersWithoutSourceOrOutOfRange) {
@@ -88,6 +91,9 @@ TEST(PerfProfile, RejectsNumbersWithoutSourceOrOutOfRange) {
   EXPECT_THROW(profile_from_json(j), Error);
   j = to_json(testing::simple_profile());
   j["kernels"][0]["slice_us"] = {{"value", -0.1}, {"source", "test"}};
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["collectives"][0]["small_group_us_per_byte"] = {{"value", -1e-6}, {"source", "test"}};
   EXPECT_THROW(profile_from_json(j), Error);
   j = to_json(testing::simple_profile());
   j["collectives"].erase(0);
