@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/error.h"
 #include "model/mask_spec.h"
 #include "model/mask_tile_grid.h"
 #include "model/mask_tiling.h"
@@ -90,6 +91,26 @@ TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
     EXPECT_EQ(a.work_items, b.work_items) << pass;
     EXPECT_EQ(a.slots.makespan_us, b.slots.makespan_us) << pass;
   }
+}
+
+// Counts carry no slices: a kernel whose cost reads slices beyond their tiling refuses them. cuDNN's whole-sequence
+// band widens the slices before tiling; per-slice boundary masking (slice_us) needs each boundary tile's slices.
+TEST(PerfGridItems, CostFromTilesRefusesCountsThatCannotDetermineTheCost) {
+  const AttentionShape shape{1, 8, 8, 128, 2};
+  OuterTileCounts aligned{{2, 1}, {}, 128.0 * 384};  // two 128-key columns, no boundary tiles
+  OuterTileCounts with_boundary{{2, 1}, {1, 0}, 128.0 * 320};
+  KernelParams p = model_of("bwd").params();
+  ASSERT_TRUE(p.slice_us && p.slice_us->value > 0);
+  const KernelCostModel sliced(p, 132, 3.35e12);
+  EXPECT_TRUE(sliced.tile_counts_determine_cost());
+  EXPECT_GT(sliced.cost_from_tiles(std::span(&aligned, 1), 128, 256, shape).time_us, 0);
+  EXPECT_THROW(sliced.cost_from_tiles(std::span(&with_boundary, 1), 128, 256, shape), lcab::Error);
+  p.slice_us.reset();
+  EXPECT_NO_THROW(KernelCostModel(p, 132, 3.35e12).cost_from_tiles(std::span(&with_boundary, 1), 128, 256, shape));
+  p.whole_sequence_band = true;
+  const KernelCostModel band(p, 132, 3.35e12);
+  EXPECT_FALSE(band.tile_counts_determine_cost());
+  EXPECT_THROW(band.cost_from_tiles(std::span(&aligned, 1), 128, 256, shape), lcab::Error);
 }
 
 cp::CpConfig ring_config(const std::string& method, int64_t gpus, int64_t ulysses, std::shared_ptr<const Mask> mask) {
