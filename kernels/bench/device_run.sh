@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One device call: GPU tests, then lcab-kernel-bench and the PyTorch peers side by side on the same GPU.
+# One device call: GPU tests, then lcab-kernel-bench and the PyTorch peers (measure/peers/torch_peers.py) side by
+# side on the same GPU.
 # Usage (repository root, build-kernels built here and carried): kernels/bench/device_run.sh OUT_DIR [STEPS]
 # STEPS: comma list of sass,tests,bench,peers,flex,ncu (default tests,bench,peers,flex). Logs and JSON Lines go to
 # OUT_DIR. Environment: BUILD (build folder, default build-kernels), IMPLS (lcab-kernel-bench --impl, default
@@ -28,13 +29,18 @@ if [[ $steps == *bench* ]]; then
     --pass "$passes" --heads 64 --kv-heads 8 --head-dim 128 --dtype bf16 --warmup 5 --iters 20 \
     --json "$out/lcab.jsonl" --docs "$out/docs.jsonl" 2>&1 | tee "$out/bench.log"
 fi
+if [[ $steps == *peers* || $steps == *flex* ]]; then
+  export PATH="$PWD/$build/apps:$PATH"  # measure/peers/torch_peers.py reads the masks from lcab-predict
+fi
 if [[ $steps == *peers* ]]; then
-  PYTHONUNBUFFERED=1 timeout 90 python3 kernels/bench/torch_peers.py --docs "$out/docs.jsonl" --seqlen "$seqlens" \
-    --mask full,causal --pass "$passes" --impl ${PEER_IMPLS:-sdpa_flash,sdpa_cudnn} --out "$out/peers.jsonl" 2>&1 | tee "$out/peers.log"
+  PYTHONUNBUFFERED=1 timeout 90 python3 measure/peers/torch_peers.py --seqlen "$seqlens" --mask full,causal \
+    --pass "$passes" --heads 64 --kv-heads 8 --head-dim 128 \
+    --impl ${PEER_IMPLS:-torch_sdpa_flash,torch_sdpa_cudnn} --out "$out/peers.jsonl" 2>&1 | tee "$out/peers.log"
 fi
 if [[ $steps == *flex* ]]; then
-  PYTHONUNBUFFERED=1 timeout 120 python3 kernels/bench/torch_peers.py --docs "$out/docs.jsonl" \
-    --seqlen "${FLEX_SEQLENS:-32768}" --mask "$masks" --impl flex --out "$out/peers.jsonl" 2>&1 | tee "$out/flex.log"
+  PYTHONUNBUFFERED=1 timeout 120 python3 measure/peers/torch_peers.py --seqlen "${FLEX_SEQLENS:-32768}" \
+    --mask "$masks" --pass "$passes" --heads 64 --kv-heads 8 --head-dim 128 --impl torch_flex \
+    --out "$out/peers.jsonl" 2>&1 | tee "$out/flex.log"
 fi
 if [[ $steps == *ncu* ]]; then
   # Hardware counters of one forward and one backward (dK/dV) launch of lcab_flash (NCU_SEQLEN, NCU_MASK), clocks
