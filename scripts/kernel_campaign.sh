@@ -7,7 +7,8 @@
 #   scripts/kernel_campaign.sh PART OUTDIR
 # PART: ours | sm80 | sdpa | flex (each fits one 10-minute device call on an H100). Environment: BUILD (folder
 # with apps/lcab-measure and apps/lcab-predict, default build), SEQLENS (default 1k..64k), FLEX_SEQLENS (4k,16k,32k),
-# FLEX_KV_HEADS (8), FLEX_HEAD_DIMS (128), REPS (5), WARMUP (2).
+# FLEX_KV_HEADS (8), FLEX_HEAD_DIMS (128), REPS (5), WARMUP (2), SKIP_RECORDED_IN (files whose points the peers
+# parts skip, e.g. the committed measurements, so that a new OUTDIR holds only what they lacked).
 set -uo pipefail
 part=${1:?part: ours, sm80, sdpa or flex}
 out=${2:?output directory}
@@ -22,6 +23,8 @@ all_masks="full,causal,full_document,causal_document,full_document_long,causal_d
 sliding_window_causal,global_sliding_window,share_question,causal_blockwise,prefix_lm_causal,prefix_lm_document,\
 block_causal_document,block_sparse,variable_block_sparse"
 shape=(--heads 64 --kv-heads 8,64 --head-dim 128,64 --dtype bf16 --pass fwd,bwd)
+skip=()
+[[ -n "${SKIP_RECORDED_IN:-}" ]] && read -r -a files <<<"$SKIP_RECORDED_IN" && skip=(--skip-recorded-in "${files[@]}")
 
 case "$part" in
   ours)  # lcab_flash (Hopper path on sm_90), cuDNN through its backend graph API, the naive reference
@@ -31,18 +34,19 @@ case "$part" in
     "$build/apps/lcab-measure" kernel --impl lcab_flash_sm80 --mask "$all_masks" --seqlen "$seqlens" \
       --heads 64 --kv-heads 8 --head-dim 128 --dtype bf16 --pass fwd,bwd --warmup "$warmup" --reps "$reps" \
       --out "$out/lcab-measure-kernel-sm80.jsonl" ;;
-  sdpa)  # SDPA's backends: full and causal natively at every length; other masks as dense boolean masks to 16K
+  sdpa)  # SDPA's backends: full and causal natively at every length; every other mask as a dense boolean mask
+         # up to 16K (256 MiB; longer ones are recorded "unsupported": the dense kernels compute every tile, so
+         # their time does not depend on the mask, and a 64K point takes minutes); the flash backend takes no mask
     python3 measure/peers/torch_peers.py --impl torch_sdpa_flash,torch_sdpa_cudnn,torch_sdpa_efficient \
       --mask full,causal --seqlen "$seqlens" --pass fwd,bwd --heads 64 --kv-heads 8,64 --head-dim 128,64 \
-      --warmup "$warmup" --reps "$reps" --out "$out/torch-peers-sdpa.jsonl"
-    python3 measure/peers/torch_peers.py --impl torch_sdpa_efficient --mask "$all_masks" --seqlen 1k,4k,16k \
-      --pass fwd,bwd --heads 64 --kv-heads 8 --head-dim 128 --warmup "$warmup" --reps "$reps" \
-      --max-dense-mask-bytes 268435456 --out "$out/torch-peers-sdpa.jsonl" ;;
+      --warmup "$warmup" --reps "$reps" "${skip[@]}" --out "$out/torch-peers-sdpa.jsonl"
+    python3 measure/peers/torch_peers.py --impl torch_sdpa_efficient,torch_sdpa_cudnn,torch_sdpa_flash \
+      --mask "${all_masks#full,causal,}" --seqlen "$seqlens" "${shape[@]}" --warmup "$warmup" --reps "$reps" \
+      --max-dense-mask-bytes 268435456 "${skip[@]}" --out "$out/torch-peers-sdpa.jsonl" ;;
   flex)  # FlexAttention (one compilation per point): every pattern at FLEX_SEQLENS (4K, 16K, 32K), FLEX_KV_HEADS
          # (8) and FLEX_HEAD_DIMS (128)
     python3 measure/peers/torch_peers.py --impl torch_flex --mask "$all_masks" --seqlen "${FLEX_SEQLENS:-4k,16k,32k}" \
       --pass fwd,bwd --heads 64 --kv-heads "${FLEX_KV_HEADS:-8}" --head-dim "${FLEX_HEAD_DIMS:-128}" \
-      --warmup "$warmup" --reps "$reps" \
-      --out "$out/torch-peers-flex.jsonl" ;;
+      --warmup "$warmup" --reps "$reps" "${skip[@]}" --out "$out/torch-peers-flex.jsonl" ;;
   *) echo "kernel_campaign.sh: unknown part '$part'; valid: ours, sm80, sdpa, flex" >&2; exit 2 ;;
 esac

@@ -35,6 +35,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 SDPA_BACKENDS = {
     "torch_sdpa_flash": "FLASH_ATTENTION",
@@ -115,6 +116,8 @@ def parse_args(argv):
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--out", help="append records to FILE.jsonl; points already there are skipped")
+    p.add_argument("--skip-recorded-in", nargs="*", default=[], metavar="FILE",
+                   help="also skip points recorded in these JSON Lines files (e.g. the committed measurements)")
     p.add_argument("--lcab-predict", default=None, help="path of lcab-predict (default: on PATH or build*/apps/)")
     p.add_argument("--max-dense-mask-bytes", type=float, default=4 * 2**30,
                    help="largest explicit boolean mask SDPA may get for masks it has no native form of")
@@ -244,48 +247,64 @@ def row_intervals(np, slices, seqlen):
 def block_table(torch, np, heads_slices, seqlen, max_cells=1 << 26):
     """(granule, bool tensor [kv_heads_in_mask, S/granule, S/granule]) when every slice is a full rectangle whose
     corners are multiples of one granule of at least 64 tokens (block-sparse masks: tens of key intervals per row,
-    too many for the interval tables, but one table lookup per (q, k)); None otherwise."""
-    granule = 0
+    too many for the interval tables, but one table lookup per (q, k)); None otherwise. Vectorized: block_sparse
+    at 64K with 64 kv heads has 3M slices."""
+    corners = []
+    granule = seqlen
     for slices in heads_slices:
-        for qs, qe, ks, ke, kind in slices:
-            if kind != "full":
-                return None
-            granule = math.gcd(granule, math.gcd(math.gcd(qs, qe), math.gcd(ks, ke)))
-    granule = math.gcd(granule, seqlen)
+        if any(kind != "full" for *_, kind in slices):
+            return None
+        c = np.array([sl[:4] for sl in slices], dtype=np.int64).reshape(-1, 4)
+        granule = math.gcd(granule, int(np.gcd.reduce(c.ravel()))) if c.size else granule
+        corners.append(c)
     if granule < 64:
         return None
     blocks = seqlen // granule
     if len(heads_slices) * blocks * blocks > max_cells:
         return None
-    table = np.zeros((len(heads_slices), blocks, blocks), dtype=bool)
-    for h, slices in enumerate(heads_slices):
-        for qs, qe, ks, ke, _ in slices:
-            table[h, qs // granule:qe // granule, ks // granule:ke // granule] = True
-    return granule, torch.from_numpy(table).cuda()
+    # Each rectangle adds +1 at (qs, ks) and (qe, ke), -1 at (qs, ke) and (qe, ks); prefix sums give the cover.
+    cover = np.zeros((len(heads_slices), blocks + 1, blocks + 1), dtype=np.int32)
+    for h, c in enumerate(corners):
+        qs, qe, ks, ke = (c[:, i] // granule for i in range(4))
+        np.add.at(cover[h], (qs, ks), 1)
+        np.add.at(cover[h], (qe, ke), 1)
+        np.add.at(cover[h], (qs, ke), -1)
+        np.add.at(cover[h], (qe, ks), -1)
+    cover = cover.cumsum(axis=1).cumsum(axis=2)[:, :blocks, :blocks]
+    if cover.max(initial=0) > 1:
+        raise RuntimeError("lcab's slices overlap: a block is covered twice")
+    return granule, torch.from_numpy(cover > 0).cuda()
 
 
 class MaskTables:
-    """lo/hi interval tables on the GPU, [kv_heads_in_mask, slots, S]."""
+    """How FlexAttention's mask_mod and the reference see lcab's mask: a block table (block_table()) when the mask
+    is made of granule-aligned full blocks, otherwise lo/hi interval tables on the GPU, [kv_heads_in_mask, slots,
+    S]. Either must cover exactly lcab's area."""
 
-    MAX_SLOTS = 16  # intervals per row that FlexAttention's mask_mod evaluates; more are "unsupported"
+    MAX_SLOTS = 32  # intervals per row that FlexAttention's mask_mod evaluates; more are "unsupported"
 
     def __init__(self, torch, np, heads_slices, seqlen, area):
-        tables = [row_intervals(np, s, seqlen) for s in heads_slices]
+        self.per_head = len(heads_slices) > 1
+        self.block = block_table(torch, np, heads_slices, seqlen)
+        if self.block is not None:
+            granule, table = self.block
+            table_area = float(table.sum()) * granule * granule / len(heads_slices)
+            self.slots = None
+        else:
+            tables = [row_intervals(np, s, seqlen) for s in heads_slices]
+            table_area = sum(float(np.maximum(u - l, 0).sum()) for l, u in tables) / len(tables)
+            slots = max(t[0].shape[0] for t in tables)
+            lo = np.zeros((len(tables), slots, seqlen), dtype=np.int32)
+            hi = np.zeros((len(tables), slots, seqlen), dtype=np.int32)
+            for h, (l, u) in enumerate(tables):
+                lo[h, :l.shape[0]] = l
+                hi[h, :u.shape[0]] = u
+            self.slots = slots
+            self.lo = torch.from_numpy(lo).cuda()
+            self.hi = torch.from_numpy(hi).cuda()
         # The tables must describe exactly lcab's mask: their area (slices never overlap) is lcab's.
-        table_area = sum(float(np.maximum(u - l, 0).sum()) for l, u in tables) / len(tables)
         if abs(table_area - area) > 1e-6 * max(area, 1.0):
             raise RuntimeError(f"mask tables cover {table_area} (q, k) pairs but lcab says {area}")
-        slots = max(t[0].shape[0] for t in tables)
-        lo = np.zeros((len(tables), slots, seqlen), dtype=np.int32)
-        hi = np.zeros((len(tables), slots, seqlen), dtype=np.int32)
-        for h, (l, u) in enumerate(tables):
-            lo[h, :l.shape[0]] = l
-            hi[h, :u.shape[0]] = u
-        self.slots = slots
-        self.per_head = len(tables) > 1
-        self.lo = torch.from_numpy(lo).cuda()
-        self.hi = torch.from_numpy(hi).cuda()
-        self.block = block_table(torch, np, heads_slices, seqlen)
 
     def visible_blocks(self, kv_head, q, k):
         """Like visible(), from the block table (only when block_table() built one)."""
@@ -294,6 +313,8 @@ class MaskTables:
 
     def visible(self, kv_head, q, k):
         """Boolean tensor: does row q see key k (broadcasting q and k)."""
+        if self.block is not None:
+            return self.visible_blocks(kv_head, q, k)
         lo, hi = self.lo[kv_head], self.hi[kv_head]
         seen = (k >= lo[0][q]) & (k < hi[0][q])
         for m in range(1, self.slots):
@@ -357,6 +378,44 @@ def make_sdpa(torch, point, tables, extra, max_dense_bytes):
     return run
 
 
+# From this length on, interval-table masks get their BlockMask from row_chunked_block_mask(): create_block_mask
+# evaluates the mask_mod over all S x S pairs at once (64 GiB at 32K with variable_block_sparse's 7-25 intervals).
+ROW_CHUNKED_BLOCK_MASK_FROM = 32768
+ROW_CHUNK = 4096
+
+
+def row_chunked_block_mask(torch, tables, mask_mod, heads, group, seqlen, block=128):
+    """FlexAttention's BlockMask for an interval-table mask, the (q block, k block) pairs classified as partial or
+    full from lcab's intervals ROW_CHUNK rows at a time (as create_block_mask does, in bounded memory)."""
+    from torch.nn.attention.flex_attention import BlockMask
+    if seqlen % ROW_CHUNK:
+        raise Unsupported(f"row-chunked block mask needs S a multiple of {ROW_CHUNK}")
+    blocks = seqlen // block
+    h_count = heads or 1
+    shape = dict(dtype=torch.int32, device="cuda")
+    partial_n, full_n = torch.zeros(1, h_count, blocks, **shape), torch.zeros(1, h_count, blocks, **shape)
+    partial_i, full_i = (torch.zeros(1, h_count, blocks, blocks, **shape) for _ in range(2))
+    cols = torch.arange(seqlen, device="cuda")[None, :]
+    kv_heads_in_mask = h_count // group if tables.per_head else 1
+    for kv_head in range(kv_heads_in_mask):
+        q_heads = range(kv_head * group, (kv_head + 1) * group) if tables.per_head else range(1)
+        for r0 in range(0, seqlen, ROW_CHUNK):
+            rows = torch.arange(r0, r0 + ROW_CHUNK, device="cuda")[:, None]
+            seen = tables.visible(kv_head, rows, cols).reshape(ROW_CHUNK // block, block, blocks, block)
+            cells = seen.sum(dim=(1, 3))
+            full = cells == block * block
+            partial = (cells > 0) & ~full
+            b0, b1 = r0 // block, (r0 + ROW_CHUNK) // block
+            for sel, count, index in ((partial, partial_n, partial_i), (full, full_n, full_i)):
+                order = torch.argsort(sel.to(torch.int32), dim=-1, descending=True, stable=True).to(torch.int32)
+                n = sel.sum(dim=-1).to(torch.int32)
+                for h in q_heads:
+                    count[0, h, b0:b1] = n
+                    index[0, h, b0:b1] = order
+    return BlockMask.from_kv_blocks(partial_n, partial_i, full_n, full_i, BLOCK_SIZE=block, mask_mod=mask_mod,
+                                    seq_lengths=(seqlen, seqlen))
+
+
 def make_flex(torch, point, tables, extra):
     from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     # Every point compiles afresh: Dynamo caches compiled frames per code object and, past its recompile limit,
@@ -366,7 +425,7 @@ def make_flex(torch, point, tables, extra):
     if tables.block is not None:
         visible = tables.visible_blocks
         extra["flex_mask_mod"] = f"block table, {tables.block[0]}-token granule"
-    elif tables.slots <= MaskTables.MAX_SLOTS:
+    elif tables.slots <= MaskTables.MAX_SLOTS:  # lo/hi tables exist whenever there is no block table
         visible = tables.visible
         extra["flex_mask_mod"] = f"row intervals, {tables.slots} per row"
     else:
@@ -381,10 +440,15 @@ def make_flex(torch, point, tables, extra):
         def mask_mod(b, h, q, k):
             return visible(0, q, k)
         heads = None
-    # Eager mask evaluation materializes heads x S x S booleans but needs no compilation; past 1 GiB, compile.
-    eager_bytes = (heads or 1) * point.seqlen * point.seqlen
-    build = create_block_mask if eager_bytes <= (1 << 30) else torch.compile(create_block_mask)
-    block_mask = build(mask_mod, None, heads, point.seqlen, point.seqlen, device="cuda")
+    if tables.block is None and point.seqlen >= ROW_CHUNKED_BLOCK_MASK_FROM:
+        block_mask = row_chunked_block_mask(torch, tables, mask_mod, heads, group, point.seqlen)
+        extra["flex_block_mask"] = ("BlockMask.from_kv_blocks from lcab's row intervals, evaluated in chunks of "
+                                    f"{ROW_CHUNK} rows (create_block_mask allocates 64 B per (q, k) here)")
+    else:
+        # Eager mask evaluation materializes heads x S x S booleans but needs no compilation; past 1 GiB, compile.
+        eager_bytes = (heads or 1) * point.seqlen * point.seqlen
+        build = create_block_mask if eager_bytes <= (1 << 30) else torch.compile(create_block_mask)
+        block_mask = build(mask_mod, None, heads, point.seqlen, point.seqlen, device="cuda")
     extra["flex_block_size"] = list(block_mask.BLOCK_SIZE)
     extra["flex_compiled"] = "torch.compile(flex_attention, dynamic=False, fullgraph=True) after torch._dynamo.reset()"
     compiled = torch.compile(flex_attention, dynamic=False, fullgraph=True)
@@ -476,6 +540,7 @@ def measure_point(torch, np, point, tables, area, args, flush_buffer):
     q = rand(b, point.heads, s, d).requires_grad_(backward)
     k = rand(b, point.kv_heads, s, d).requires_grad_(backward)
     v = rand(b, point.kv_heads, s, d).requires_grad_(backward)
+    started = time.perf_counter()
     try:
         extra["check_rel_err"] = check_forward(torch, run, q.detach(), k.detach(), v.detach(), tables, point,
                                                args.check_rows)
@@ -494,6 +559,8 @@ def measure_point(torch, np, point, tables, area, args, flush_buffer):
             if "No available kernel" in str(again):
                 raise Unsupported(str(again).splitlines()[0])
             raise
+    # Wall time of the first call and the reference check (for FlexAttention, mostly its compilation).
+    extra["first_call_s"] = round(time.perf_counter() - started, 3)
     if extra["check_rel_err"] > CHECK_TOLERANCE:
         raise RuntimeError(f"output differs from the float32 reference: relative error "
                            f"{extra['check_rel_err']:.3g} > {CHECK_TOLERANCE}")
@@ -553,6 +620,8 @@ def main(argv):
             "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "argv": [os.path.basename(__file__)] + list(argv)}
     done = recorded_keys(args.out)
+    for path in args.skip_recorded_in:
+        done |= recorded_keys(path)
     out = open(args.out, "a") if args.out else None
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     flush_buffer = torch.empty(max(2 * l2, 32 << 20), dtype=torch.uint8, device="cuda")
@@ -567,6 +636,7 @@ def main(argv):
             continue
         record = {"schema": "lcab.record/1", "source": "measured", "kind": "kernel", "key": point.key(),
                   "device": device, "meta": meta}
+        point_started = time.perf_counter()
         try:
             cache_key = (point.mask, point.seqlen, point.kv_heads)
             if cache_key not in cache:
@@ -587,6 +657,7 @@ def main(argv):
         except Exception as e:  # noqa: BLE001 - every failure is the point's status; the sweep goes on
             record.update({"status": "error", "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"})
         torch.cuda.empty_cache()
+        record["point_wall_s"] = round(time.perf_counter() - point_started, 3)  # setup, compile, check, runs
         if out:
             out.write(json.dumps(record) + "\n")
             out.flush()
@@ -595,7 +666,7 @@ def main(argv):
         print(f"[{n + 1}/{len(points)}] {point.label()}: {outcome}", file=sys.stderr, flush=True)
         rows.append((point, record))
     if skipped:
-        print(f"{skipped} points already recorded in {args.out}, skipped", file=sys.stderr)
+        print(f"{skipped} points already recorded (--out, --skip-recorded-in), skipped", file=sys.stderr)
     print("| impl | pass | mask | seqlen | heads | hd | status | median ms | p20 ms | p80 ms | TFLOP/s | check err |")
     print("|---|---|---|---:|---|---:|---|---:|---:|---:|---:|---:|")
     for point, r in rows:
