@@ -5,6 +5,7 @@
 
 #include "model/error.h"
 #include "model/perf/cp_op_cost.h"
+#include "model/perf/full_slice_tiles.h"
 
 namespace lcab::perf {
 namespace {
@@ -83,6 +84,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   if (cost_on_grids(program, models, pass_bytes_per_s, grids)) return;
 
   ItemKinds kinds;
+  FullSliceTiler full_tiler;  // FULL-slice items (block-sparse off the tiles) counted by q bands, not MaskTiling
   // The entry of an item: its kind (costed when its content is new) and key rows.
   const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
     if (!item) return Entry{};
@@ -94,7 +96,8 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
       kind = static_cast<int32_t>(kinds_++);
       for (int pass = 0; pass < 2; ++pass) {
         if (!models[pass]) continue;
-        const KernelCost c = models[pass]->cost(item->slices, q_rows, k_rows, shape);
+        std::optional<KernelCost> counted = full_tiler.cost(*models[pass], item->slices, q_rows, k_rows, shape);
+        const KernelCost c = counted ? std::move(*counted) : models[pass]->cost(item->slices, q_rows, k_rows, shape);
         const double us = compute_op_us(c.time_us, *item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
         costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
       }
