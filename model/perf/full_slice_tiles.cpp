@@ -62,10 +62,18 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
   }
 }
 
-int64_t FullSliceTiler::merge_union(std::vector<Interval>& in, std::vector<Interval>& out) {
-  std::sort(in.begin(), in.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
+                                    std::vector<Interval>& out) {
+  // Each list is sorted by begin: merged pairwise into sorted_ (a few lists: two or three bands meet a row).
+  const auto by_begin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
+  sorted_.assign(lists[0], lists[0] + sizes[0]);
+  for (size_t n = 1; n < lists.size(); ++n) {
+    merged_.resize(sorted_.size() + sizes[n]);
+    std::merge(sorted_.begin(), sorted_.end(), lists[n], lists[n] + sizes[n], merged_.begin(), by_begin);
+    sorted_.swap(merged_);
+  }
   out.clear();
-  for (const Interval& i : in) append_merged(out, 0, i.begin, i.end);
+  for (const Interval& i : sorted_) append_merged(out, 0, i.begin, i.end);
   int64_t size = 0;
   for (const Interval& i : out) size += i.end - i.begin;
   return size;
@@ -159,13 +167,14 @@ void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int
         u_n = b.touched_n;
         u_tiles = b.touched_tiles;
       } else if (signature_.size() > 1) {
-        scratch_.clear();
+        lists_.clear();
+        sizes_.clear();
         for (uint32_t sig : signature_) {
           const Band& b = bands_[sig / 2];
-          scratch_.insert(scratch_.end(), touched_pool_.begin() + b.touched_at,
-                          touched_pool_.begin() + b.touched_at + b.touched_n);
+          lists_.push_back(touched_pool_.data() + b.touched_at);
+          sizes_.push_back(b.touched_n);
         }
-        u_tiles = merge_union(scratch_, union_touched_);
+        u_tiles = merge_union(lists_, sizes_, union_touched_);
         u = union_touched_.data();
         u_n = union_touched_.size();
       }
@@ -175,13 +184,15 @@ void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int
         f_n = b.full_n;
         f_tiles = b.full_tiles;
       } else if (covering > 1) {
-        scratch_.clear();
+        lists_.clear();
+        sizes_.clear();
         for (uint32_t sig : signature_) {
           if (sig % 2 == 0) continue;
           const Band& b = bands_[sig / 2];
-          scratch_.insert(scratch_.end(), full_pool_.begin() + b.full_at, full_pool_.begin() + b.full_at + b.full_n);
+          lists_.push_back(full_pool_.data() + b.full_at);
+          sizes_.push_back(b.full_n);
         }
-        f_tiles = merge_union(scratch_, union_full_);
+        f_tiles = merge_union(lists_, sizes_, union_full_);
         f = union_full_.data();
         f_n = union_full_.size();
       }
@@ -208,13 +219,21 @@ void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int
   }
 }
 
+void FullSliceTiler::count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
+                           const KernelCostModel& model, std::vector<OuterTileCounts>& out) {
+  out.resize(lists.size());
+  for (size_t n = 0; n < lists.size(); ++n) count(lists[n], seqlen_q, seqlen_k, model, out[n]);
+}
+
+bool FullSliceTiler::applies(const KernelCostModel& model, std::span<const std::vector<Slice>> lists) {
+  return model.tile_counts_determine_cost() && !lists.empty() && all_full_slices(lists);
+}
+
 std::optional<KernelCost> FullSliceTiler::cost(const KernelCostModel& model, std::span<const std::vector<Slice>> lists,
                                                int64_t seqlen_q, int64_t seqlen_k, const AttentionShape& shape) {
-  if (!model.tile_counts_determine_cost() || lists.empty() || !all_full_slices(lists)) return std::nullopt;
-  per_list_.resize(lists.size());
-  for (size_t n = 0; n < lists.size(); ++n) count(lists[n], seqlen_q, seqlen_k, model, per_list_[n]);
-  return model.cost_from_tiles(std::span<const OuterTileCounts>(per_list_.data(), lists.size()), seqlen_q, seqlen_k,
-                               shape);
+  if (!applies(model, lists)) return std::nullopt;
+  count(lists, seqlen_q, seqlen_k, model, per_list_);
+  return model.cost_from_tiles(per_list_, seqlen_q, seqlen_k, shape);
 }
 
 }  // namespace lcab::perf

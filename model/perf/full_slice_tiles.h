@@ -42,6 +42,13 @@ class FullSliceTiler {
   void count(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
              OuterTileCounts& out);
 
+  /// count() of every list (one per head mask of a call), into out (resized to the lists).
+  void count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
+             const KernelCostModel& model, std::vector<OuterTileCounts>& out);
+  /// True when the counts of count() determine `model`'s cost of the lists: every slice is FULL and the model's
+  /// cost depends on tile counts only (KernelCostModel::tile_counts_determine_cost).
+  static bool applies(const KernelCostModel& model, std::span<const std::vector<Slice>> lists);
+
   /// KernelCostModel::cost(lists, seqlen_q, seqlen_k, shape), counted here: std::nullopt when it does not apply
   /// (a slice that is not FULL, or a model whose cost needs more than tile counts).
   std::optional<KernelCost> cost(const KernelCostModel& model, std::span<const std::vector<Slice>> lists,
@@ -60,12 +67,16 @@ class FullSliceTiler {
     int64_t touched_tiles, full_tiles;
   };
   void make_bands(const std::vector<Slice>& list, const TileShape& tile);
-  // The union of the intervals in `in` (reordered), merged into `out`; returns its size in tiles.
-  static int64_t merge_union(std::vector<Interval>& in, std::vector<Interval>& out);
+  // The union of several lists of intervals (each sorted by begin, disjoint), merged into `out`; returns its size
+  // in tiles.
+  int64_t merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
+                      std::vector<Interval>& out);
 
   std::vector<uint32_t> order_;
   std::vector<Band> bands_;
-  std::vector<Interval> touched_pool_, full_pool_, scratch_, union_touched_, union_full_;
+  std::vector<Interval> touched_pool_, full_pool_, sorted_, merged_, union_touched_, union_full_;
+  std::vector<const Interval*> lists_;
+  std::vector<uint32_t> sizes_;
   std::vector<uint32_t> active_, signature_, row_signature_;
   std::vector<int64_t> diff_tiles_, diff_partial_, diff_slices_;
   std::vector<OuterTileCounts> per_list_;
