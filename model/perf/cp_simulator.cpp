@@ -21,17 +21,14 @@ struct OpCosts {
   std::vector<std::vector<double>> attention_flops;
 };
 
-// The kernel cost of an item from its slices: items too large for the kernel model's cache (an allgather rank's
-// whole share of a block-sparse mask) are counted by q bands when their slices are all FULL (the same numbers).
+// The kernel cost of an item from its slices: items of FULL slices (an allgather rank's share of a block-sparse
+// or document mask, which rarely repeats) are counted by q bands, without hashing them for the kernel model's
+// cache (the same numbers); others go through the cache.
 KernelCost item_kernel_cost(const CpCostModels& m, const cp::ComputeItem& item, const AttentionShape& shape,
                             FullSliceTiler& tiler) {
-  size_t slices = 0;
-  for (const std::vector<Slice>& list : item.slices) slices += list.size();
-  if (slices > KernelCostModel::kMaxCachedSlices) {
-    std::optional<KernelCost> counted =
-        tiler.cost(*m.kernel, item.slices, item.q_rows.length(), item.k_rows.length(), shape);
-    if (counted) return std::move(*counted);
-  }
+  std::optional<KernelCost> counted =
+      tiler.cost(*m.kernel, item.slices, item.q_rows.length(), item.k_rows.length(), shape);
+  if (counted) return std::move(*counted);
   return m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(), shape);
 }
 

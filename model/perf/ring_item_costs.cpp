@@ -4,7 +4,6 @@
 #include <unordered_map>
 
 #include "model/error.h"
-#include "model/perf/counted_kinds.h"
 #include "model/perf/cp_op_cost.h"
 #include "model/perf/full_slice_tiles.h"
 
@@ -84,56 +83,37 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   if (program.cuts_own_block()) own_parts_.assign(static_cast<size_t>(groups()) * R * 2, Entry{});
   if (cost_on_grids(program, models, pass_bytes_per_s, grids)) return;
 
-  ItemKinds kinds;            // contents by their slices
-  CountedKinds counted_kinds;  // FULL-slice contents (block-sparse off the tiles) by their tile counts
-  FullSliceTiler full_tiler;   // which counts them by q bands instead of MaskTiling
+  ItemKinds kinds;
+  FullSliceTiler full_tiler;  // FULL-slice items (block-sparse off the tiles) counted by q bands, not MaskTiling
   std::array<std::vector<OuterTileCounts>, 2> counts;
-  std::vector<int64_t> counts_key;
-  // A new kind with the costs of each pass asked for (cost_of(pass) -> KernelCost).
-  const auto new_kind = [&](const cp::ComputeItem& item, const AttentionShape& shape, auto&& cost_of) {
+  // The cost of a new content in `pass`: counted by q bands when its slices are all FULL, else from its tiling.
+  const auto cost_of = [&](const cp::ComputeItem& item, const AttentionShape& shape, int pass, bool counted) {
     const int64_t q_rows = item.q_rows.length(), k_rows = item.k_rows.length();
-    for (int pass = 0; pass < 2; ++pass) {
-      if (!models[pass]) continue;
-      const KernelCost c = cost_of(pass);
-      const double us = compute_op_us(c.time_us, item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
-      costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
-    }
-    return static_cast<int32_t>(kinds_++);
-  };
-  const auto counted = [&](const cp::ComputeItem& item) {
-    for (int pass = 0; pass < 2; ++pass)
-      if (models[pass] && !FullSliceTiler::applies(*models[pass], item.slices)) return false;
-    return true;
+    if (!counted) return models[pass]->cost(item.slices, q_rows, k_rows, shape);
+    full_tiler.count(item.slices, q_rows, k_rows, *models[pass], counts[pass]);
+    return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape);
   };
   // The entry of an item: its kind (costed when its content is new) and key rows.
   const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
     if (!item) return Entry{};
     const AttentionShape shape = item_shape(*item, wl);
     const int64_t q_rows = item->q_rows.length(), k_rows = item->k_rows.length();
-    const Entry rows{-1, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
-    if (counted(*item)) {
-      for (int pass = 0; pass < 2; ++pass) {
-        counts[pass].clear();
-        if (models[pass]) full_tiler.count(item->slices, q_rows, k_rows, *models[pass], counts[pass]);
-      }
-      CountedKinds::make_key(counts_key, q_rows, k_rows, shape, counts);
-      int32_t kind = counted_kinds.find(counts_key);
-      if (kind < 0) {
-        kind = new_kind(*item, shape, [&](int pass) {
-          return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape);
-        });
-        counted_kinds.keep(counts_key, kind);
-      }
-      return Entry{kind, rows.k_begin, rows.k_end};
-    }
     const uint64_t hash = attention_call_hash(item->slices, q_rows, k_rows, shape);
     int32_t kind = kinds.find(hash, *item, shape);
     if (kind < 0) {
-      kind = new_kind(*item, shape,
-                      [&](int pass) { return models[pass]->cost(item->slices, q_rows, k_rows, shape); });
+      kind = static_cast<int32_t>(kinds_++);
+      bool counted = true;
+      for (int pass = 0; pass < 2; ++pass)
+        counted = counted && (!models[pass] || FullSliceTiler::applies(*models[pass], item->slices));
+      for (int pass = 0; pass < 2; ++pass) {
+        if (!models[pass]) continue;
+        const KernelCost c = cost_of(*item, shape, pass, counted);
+        const double us = compute_op_us(c.time_us, *item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
+        costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
+      }
       kinds.keep(hash, kind, *item, shape);
     }
-    return Entry{kind, rows.k_begin, rows.k_end};
+    return Entry{kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
   };
   cp::MaskResolver resolver(*wl.mask);
   for (int64_t pos = 0; pos < R; ++pos) {
