@@ -251,7 +251,9 @@ class CountedHeadTiles {
   int64_t partial() const { return partial_; }
   template <class Visit>
   void for_each_outer(Visit&& visit) const {
-    for (size_t n = 0; n < c_.tiles.size(); ++n) visit(OuterTile{c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n], 0.0});
+    for (size_t n = 0; n < c_.tiles.size(); ++n)
+      visit(OuterTile{c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n],
+                      c_.partial_slices.empty() ? 0.0 : c_.partial_slices[n]});
   }
 
  private:
@@ -276,19 +278,21 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
                                                           : (seqlen_q + params_.tile.q - 1) / params_.tile.q;
   for (const OuterTileCounts& c : per_mask)
     LCAB_CHECK(static_cast<int64_t>(c.tiles.size()) == outer &&
-                   (c.partial.empty() || c.partial.size() == c.tiles.size()),
+                   (c.partial.empty() || c.partial.size() == c.tiles.size()) &&
+                   (c.partial_slices.empty() || c.partial_slices.size() == c.tiles.size()),
                "tile counts need one entry per outer tile of the call: " << outer << ", got " << c.tiles.size());
   LCAB_CHECK(tile_counts_determine_cost(), "kernel " << params_.impl << " " << params_.pass
                                                      << " visits whole sequences (whole_sequence_band): its cost "
                                                         "needs the slices, not tile counts");
   if (params_.slice_us && params_.slice_us->value > 0) {
-    // Boundary tiles pay per slice of their q-tile row, which counts do not carry: only counts without boundary
-    // tiles (tile-aligned full blocks, what the grid tilers produce) are exact.
+    // Boundary tiles pay per slice of their q-tile row: counts without partial_slices are exact only without
+    // boundary tiles (tile-aligned full blocks, what the grid tilers produce).
     for (const OuterTileCounts& c : per_mask)
-      for (int64_t partial : c.partial)
-        LCAB_CHECK(partial == 0, "kernel " << params_.impl << " " << params_.pass
-                                           << " charges boundary tiles per slice (slice_us): tile counts with "
-                                              "boundary tiles need cost() on the slices");
+      if (c.partial_slices.empty())
+        for (int64_t partial : c.partial)
+          LCAB_CHECK(partial == 0, "kernel " << params_.impl << " " << params_.pass
+                                             << " charges boundary tiles per slice (slice_us): tile counts with "
+                                                "boundary tiles need their partial_slices or cost() on the slices");
   }
   return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape,
                        [&](int64_t m) { return CountedHeadTiles(per_mask[static_cast<size_t>(m)]); });

@@ -53,6 +53,10 @@ struct OuterTileCounts {
   std::vector<int64_t> tiles;    ///< touched tiles per outer tile
   std::vector<int64_t> partial;  ///< partial tiles per outer tile; empty: none is partial
   double area = 0;               ///< unmasked (q, k) cells of this head mask
+  /// Per outer tile, the slices its boundary tiles test: the sum over its partial tiles of the slices meeting
+  /// their q-tile row (what KernelParams::slice_us charges); empty: not counted (then counts with partial tiles
+  /// are refused where slice_us applies).
+  std::vector<double> partial_slices;
 };
 
 /// Hash of a call's content (slices, lengths, shape): equal calls hash equal. For caches of kernel costs.

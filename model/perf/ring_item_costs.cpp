@@ -5,6 +5,7 @@
 
 #include "model/error.h"
 #include "model/perf/cp_op_cost.h"
+#include "model/perf/full_slice_tiles.h"
 
 namespace lcab::perf {
 namespace {
@@ -83,6 +84,15 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   if (cost_on_grids(program, models, pass_bytes_per_s, grids)) return;
 
   ItemKinds kinds;
+  FullSliceTiler full_tiler;  // FULL-slice items (block-sparse off the tiles) counted by q bands, not MaskTiling
+  std::array<std::vector<OuterTileCounts>, 2> counts;
+  // The cost of a new content in `pass`: counted by q bands when its slices are all FULL, else from its tiling.
+  const auto cost_of = [&](const cp::ComputeItem& item, const AttentionShape& shape, int pass, bool counted) {
+    const int64_t q_rows = item.q_rows.length(), k_rows = item.k_rows.length();
+    if (!counted) return models[pass]->cost(item.slices, q_rows, k_rows, shape);
+    full_tiler.count(item.slices, q_rows, k_rows, *models[pass], counts[pass]);
+    return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape);
+  };
   // The entry of an item: its kind (costed when its content is new) and key rows.
   const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
     if (!item) return Entry{};
@@ -92,9 +102,12 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
     int32_t kind = kinds.find(hash, *item, shape);
     if (kind < 0) {
       kind = static_cast<int32_t>(kinds_++);
+      bool counted = true;
+      for (int pass = 0; pass < 2; ++pass)
+        counted = counted && (!models[pass] || FullSliceTiler::applies(*models[pass], item->slices));
       for (int pass = 0; pass < 2; ++pass) {
         if (!models[pass]) continue;
-        const KernelCost c = models[pass]->cost(item->slices, q_rows, k_rows, shape);
+        const KernelCost c = cost_of(*item, shape, pass, counted);
         const double us = compute_op_us(c.time_us, *item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
         costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
       }

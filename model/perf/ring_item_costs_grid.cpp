@@ -1,43 +1,11 @@
 // RingItemCosts counted on tile grids (the grid path of its constructor; ring_item_costs.h).
-#include <unordered_map>
-
 #include "model/error.h"
+#include "model/perf/counted_kinds.h"
 #include "model/perf/cp_op_cost.h"
 #include "model/perf/grid_item_tiles.h"
 #include "model/perf/ring_item_costs.h"
 
 namespace lcab::perf {
-namespace {
-
-uint64_t hash_key(const std::vector<int64_t>& key) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (int64_t v : key) h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ULL;
-  return h;
-}
-
-// Items with equal counts, rows and heads cost the same: each content is costed once (kept within a budget).
-class CountedKinds {
- public:
-  static constexpr size_t kMaxKeptValues = size_t{1} << 23;
-  int32_t find(uint64_t hash, const std::vector<int64_t>& key) const {
-    const auto it = by_hash_.find(hash);
-    if (it == by_hash_.end()) return -1;
-    for (const auto& [kept, kind] : it->second)
-      if (kept == key) return kind;
-    return -1;
-  }
-  void keep(uint64_t hash, const std::vector<int64_t>& key, int32_t kind) {
-    if (kept_values_ + key.size() > kMaxKeptValues) return;
-    kept_values_ += key.size();
-    by_hash_[hash].emplace_back(key, kind);
-  }
-
- private:
-  std::unordered_map<uint64_t, std::vector<std::pair<std::vector<int64_t>, int32_t>>> by_hash_;
-  size_t kept_values_ = 0;
-};
-
-}  // namespace
 
 bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
                                   const std::array<const KernelCostModel*, 2>& models, double pass_bytes_per_s,
@@ -82,14 +50,8 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
     ci.kv_heads = program.kv_heads(u);
     const AttentionShape shape = item_shape(ci, wl);
     const int64_t q_rows = ci.q_rows.length(), k_rows = ci.k_rows.length();
-    key.assign({q_rows, k_rows, shape.heads, shape.kv_heads});
-    for (const std::vector<OuterTileCounts>& per_pass : item->counts)
-      for (const OuterTileCounts& c : per_pass) {
-        key.push_back(static_cast<int64_t>(c.tiles.size()));
-        key.insert(key.end(), c.tiles.begin(), c.tiles.end());
-      }
-    const uint64_t hash = hash_key(key);
-    int32_t kind = kinds.find(hash, key);
+    CountedKinds::make_key(key, q_rows, k_rows, shape, item->counts);
+    int32_t kind = kinds.find(key);
     if (kind < 0) {
       kind = static_cast<int32_t>(kinds_++);
       for (int pass = 0; pass < 2; ++pass) {
@@ -98,7 +60,7 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
         const double us = compute_op_us(c.time_us, ci, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
         costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
       }
-      kinds.keep(hash, key, kind);
+      kinds.keep(key, kind);
     }
     return Entry{kind, static_cast<int32_t>(ci.k_rows.begin), static_cast<int32_t>(ci.k_rows.end)};
   };

@@ -57,6 +57,20 @@ SlotSchedule run(std::span<const CostRun> runs, int64_t slots) {
   LCAB_CHECK(slots > 0, "a kernel needs at least one execution slot, got " << slots);
   SlotSchedule result;
   result.slots = slots;
+  int64_t items = 0;
+  for (const CostRun& r : runs) items += std::max<int64_t>(r.count, 0);
+  if (items <= slots) {
+    // Every item gets an idle slot of its own: the makespan is the longest item (what SlotLoads gives, without
+    // its heap; small CP items are this case by the million).
+    for (const CostRun& r : runs) {
+      if (r.count <= 0) continue;
+      LCAB_CHECK(r.cost_us >= 0, "work item cost must be >= 0, got " << r.cost_us);
+      result.makespan_us = std::max(result.makespan_us, r.cost_us);
+      result.busy_total_us += r.cost_us * static_cast<double>(r.count);
+      result.items += r.count;
+    }
+    return result;
+  }
   SlotLoads loads(slots);
   for (const CostRun& r : runs) {
     if (r.count <= 0) continue;

@@ -97,8 +97,8 @@ TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
 // band widens the slices before tiling; per-slice boundary masking (slice_us) needs each boundary tile's slices.
 TEST(PerfGridItems, CostFromTilesRefusesCountsThatCannotDetermineTheCost) {
   const AttentionShape shape{1, 8, 8, 128, 2};
-  OuterTileCounts aligned{{2, 1}, {}, 128.0 * 384};  // two 128-key columns, no boundary tiles
-  OuterTileCounts with_boundary{{2, 1}, {1, 0}, 128.0 * 320};
+  OuterTileCounts aligned{{2, 1}, {}, 128.0 * 384, {}};  // two 128-key columns, no boundary tiles
+  OuterTileCounts with_boundary{{2, 1}, {1, 0}, 128.0 * 320, {}};
   KernelParams p = model_of("bwd").params();
   ASSERT_TRUE(p.slice_us && p.slice_us->value > 0);
   const KernelCostModel sliced(p, 132, 3.35e12);

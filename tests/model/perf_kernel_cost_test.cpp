@@ -53,6 +53,32 @@ TEST(PerfSlotScheduler, BulkRoundsEqualItemByItemGreedy) {
   }
 }
 
+// Calls with at most one item per slot (small CP items) take a shortcut: each item on an idle slot of its own.
+TEST(PerfSlotScheduler, FewItemsEqualItemByItemGreedy) {
+  Rng rng(9);
+  int few = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<CostRun> runs;
+    const int n = 1 + static_cast<int>(rng.uniform_int(0, 6));
+    int64_t items = 0;
+    for (int k = 0; k < n; ++k) {
+      runs.push_back({static_cast<double>(rng.uniform_int(0, 50)) * 0.37, rng.uniform_int(0, 5)});
+      items += runs.back().count;
+    }
+    const int64_t slots = rng.uniform_int(1, 24);
+    if (items > slots) continue;
+    ++few;
+    double busy = 0;
+    for (const CostRun& r : runs) busy += r.cost_us * static_cast<double>(r.count);
+    const SlotSchedule s = schedule_in_order(runs, slots);
+    EXPECT_EQ(s.makespan_us, naive_greedy(runs, slots)) << trial;
+    EXPECT_EQ(s.busy_total_us, busy) << trial;
+    EXPECT_EQ(s.items, items) << trial;
+    EXPECT_EQ(schedule_longest_first(runs, slots).makespan_us, naive_greedy(runs, slots)) << trial;
+  }
+  EXPECT_GT(few, 100);
+}
+
 TEST(PerfKernelCost, KColumnPerKvHeadRunsTheGqaGroupInSeries) {
   // Causal S = 512 with 128 x 128 tiles: k column 0 is seen by all 4 q-tile rows (3 full + the diagonal), so with
   // GQA 4 q heads per kv head one item costs 4 x (3 x 1 + 2 + 0.5) = 22 us; enough slots for every item, so that

@@ -1,0 +1,239 @@
+#include "model/perf/full_slice_tiles.h"
+
+#include <algorithm>
+
+#include "model/error.h"
+
+namespace lcab::perf {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Appends [begin, end) to the merged intervals out[first..] (sorted by begin), joining it with the last one when
+// they meet.
+template <class Interval>
+void append_merged(std::vector<Interval>& out, size_t first, int64_t begin, int64_t end) {
+  if (out.size() > first && begin <= out.back().end) out.back().end = std::max(out.back().end, end);
+  else out.push_back({begin, end});
+}
+
+}  // namespace
+
+bool all_full_slices(std::span<const std::vector<Slice>> lists) {
+  for (const std::vector<Slice>& list : lists)
+    for (const Slice& s : list)
+      if (s.type != SliceType::kFull) return false;
+  return true;
+}
+
+void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape& tile) {
+  order_.resize(list.size());
+  for (size_t n = 0; n < list.size(); ++n) order_[n] = static_cast<uint32_t>(n);
+  const auto before = [&](uint32_t a, uint32_t b) {
+    const Slice& x = list[a];
+    const Slice& y = list[b];
+    if (x.q_begin != y.q_begin) return x.q_begin < y.q_begin;
+    if (x.q_end != y.q_end) return x.q_end < y.q_end;
+    return x.k_begin < y.k_begin;
+  };
+  if (!std::is_sorted(order_.begin(), order_.end(), before)) std::sort(order_.begin(), order_.end(), before);
+  bands_.clear();
+  touched_pool_.clear();
+  full_pool_.clear();
+  const int64_t bk = tile.k;
+  for (size_t n = 0; n < order_.size();) {
+    const Slice& first = list[order_[n]];
+    Band b{first.q_begin, first.q_end, 0, static_cast<uint32_t>(touched_pool_.size()), 0,
+           static_cast<uint32_t>(full_pool_.size()), 0, 0, 0};
+    for (; n < order_.size(); ++n) {
+      const Slice& s = list[order_[n]];
+      if (s.q_begin != b.q_begin || s.q_end != b.q_end) break;
+      ++b.slices;
+      append_merged(touched_pool_, b.touched_at, s.k_begin / bk, ceil_div(s.k_end, bk));
+      const int64_t lo = ceil_div(s.k_begin, bk), hi = s.k_end / bk;
+      if (hi > lo) append_merged(full_pool_, b.full_at, lo, hi);
+    }
+    b.touched_n = static_cast<uint32_t>(touched_pool_.size()) - b.touched_at;
+    b.full_n = static_cast<uint32_t>(full_pool_.size()) - b.full_at;
+    for (uint32_t i = 0; i < b.touched_n; ++i)
+      b.touched_tiles += touched_pool_[b.touched_at + i].end - touched_pool_[b.touched_at + i].begin;
+    for (uint32_t i = 0; i < b.full_n; ++i) b.full_tiles += full_pool_[b.full_at + i].end - full_pool_[b.full_at + i].begin;
+    bands_.push_back(b);
+  }
+}
+
+int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
+                                    std::vector<Interval>& out) {
+  // Each list is sorted by begin: merged pairwise into sorted_ (a few lists: two or three bands meet a row).
+  const auto by_begin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
+  sorted_.assign(lists[0], lists[0] + sizes[0]);
+  for (size_t n = 1; n < lists.size(); ++n) {
+    merged_.resize(sorted_.size() + sizes[n]);
+    std::merge(sorted_.begin(), sorted_.end(), lists[n], lists[n] + sizes[n], merged_.begin(), by_begin);
+    sorted_.swap(merged_);
+  }
+  out.clear();
+  for (const Interval& i : sorted_) append_merged(out, 0, i.begin, i.end);
+  int64_t size = 0;
+  for (const Interval& i : out) size += i.end - i.begin;
+  return size;
+}
+
+void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
+                           const KernelCostModel& model, OuterTileCounts& out) {
+  const KernelParams& p = model.params();
+  const TileShape tile = p.tile;
+  LCAB_CHECK(seqlen_q > 0 && seqlen_k > 0 && tile.q > 0 && tile.k > 0,
+             "tile counts need positive lengths and tiles, got " << seqlen_q << " x " << seqlen_k);
+  const bool columns = p.work_item != KernelWorkItem::kQRowPerHead;
+  const bool with_slices = p.slice_us && p.slice_us->value > 0;
+  out.area = 0;
+  for (const Slice& s : list) out.area += static_cast<double>(s.area());
+  make_bands(list, tile);
+
+  const int64_t bq = tile.q;
+  const int64_t rows = ceil_div(seqlen_q, bq);
+  const int64_t outer = columns ? ceil_div(seqlen_k, tile.k) : rows;
+  out.tiles.assign(static_cast<size_t>(outer), 0);
+  out.partial.assign(static_cast<size_t>(outer), 0);
+  out.partial_slices.clear();
+  if (with_slices) out.partial_slices.assign(static_cast<size_t>(outer), 0.0);
+  if (columns) {
+    diff_tiles_.assign(static_cast<size_t>(outer + 1), 0);
+    diff_partial_.assign(static_cast<size_t>(outer + 1), 0);
+    diff_slices_.assign(static_cast<size_t>(outer + 1), 0);
+  }
+
+  // The current group of rows (consecutive rows meeting the same bands the same way): its U and F, their sizes,
+  // the slices meeting each of its rows, and how many rows it has so far.
+  const Interval* u = nullptr;
+  size_t u_n = 0;
+  const Interval* f = nullptr;
+  size_t f_n = 0;
+  int64_t u_tiles = 0, f_tiles = 0, row_slices = 0, group_rows = 0;
+  const auto flush = [&] {
+    if (!columns || group_rows == 0) return;
+    const int64_t s = group_rows * row_slices;
+    for (size_t i = 0; i < u_n; ++i) {
+      diff_tiles_[static_cast<size_t>(u[i].begin)] += group_rows;
+      diff_tiles_[static_cast<size_t>(u[i].end)] -= group_rows;
+      diff_partial_[static_cast<size_t>(u[i].begin)] += group_rows;
+      diff_partial_[static_cast<size_t>(u[i].end)] -= group_rows;
+      diff_slices_[static_cast<size_t>(u[i].begin)] += s;
+      diff_slices_[static_cast<size_t>(u[i].end)] -= s;
+    }
+    for (size_t i = 0; i < f_n; ++i) {
+      diff_partial_[static_cast<size_t>(f[i].begin)] -= group_rows;
+      diff_partial_[static_cast<size_t>(f[i].end)] += group_rows;
+      diff_slices_[static_cast<size_t>(f[i].begin)] -= s;
+      diff_slices_[static_cast<size_t>(f[i].end)] += s;
+    }
+  };
+
+  active_.clear();
+  size_t next = 0;
+  bool have_group = false;
+  std::vector<uint32_t>& signature = row_signature_;  // this row's (band, covers) pairs; signature_: the group's
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t row_begin = r * bq;
+    const int64_t row_end = std::min(seqlen_q, row_begin + bq);
+    const bool full_height = row_end - row_begin == bq;
+    while (next < bands_.size() && bands_[next].q_begin < row_end) active_.push_back(static_cast<uint32_t>(next++));
+    std::erase_if(active_, [&](uint32_t b) { return bands_[b].q_end <= row_begin; });
+    signature.clear();
+    for (uint32_t b : active_) {
+      const Band& band = bands_[b];
+      const bool covers = full_height && band.q_begin <= row_begin && band.q_end >= row_end;
+      signature.push_back(b * 2 + (covers ? 1 : 0));
+    }
+    if (!have_group || signature != signature_) {
+      flush();
+      signature_.swap(signature);
+      have_group = true;
+      group_rows = 0;
+      row_slices = 0;
+      u = f = nullptr;
+      u_n = f_n = 0;
+      u_tiles = f_tiles = 0;
+      size_t covering = 0;
+      uint32_t last_covering = 0;
+      for (uint32_t sig : signature_) {
+        row_slices += bands_[sig / 2].slices;
+        if (sig % 2) ++covering, last_covering = sig / 2;
+      }
+      if (signature_.size() == 1) {
+        const Band& b = bands_[signature_[0] / 2];
+        u = touched_pool_.data() + b.touched_at;
+        u_n = b.touched_n;
+        u_tiles = b.touched_tiles;
+      } else if (signature_.size() > 1) {
+        lists_.clear();
+        sizes_.clear();
+        for (uint32_t sig : signature_) {
+          const Band& b = bands_[sig / 2];
+          lists_.push_back(touched_pool_.data() + b.touched_at);
+          sizes_.push_back(b.touched_n);
+        }
+        u_tiles = merge_union(lists_, sizes_, union_touched_);
+        u = union_touched_.data();
+        u_n = union_touched_.size();
+      }
+      if (covering == 1) {
+        const Band& b = bands_[last_covering];
+        f = full_pool_.data() + b.full_at;
+        f_n = b.full_n;
+        f_tiles = b.full_tiles;
+      } else if (covering > 1) {
+        lists_.clear();
+        sizes_.clear();
+        for (uint32_t sig : signature_) {
+          if (sig % 2 == 0) continue;
+          const Band& b = bands_[sig / 2];
+          lists_.push_back(full_pool_.data() + b.full_at);
+          sizes_.push_back(b.full_n);
+        }
+        f_tiles = merge_union(lists_, sizes_, union_full_);
+        f = union_full_.data();
+        f_n = union_full_.size();
+      }
+    }
+    ++group_rows;
+    if (!columns) {
+      const size_t at = static_cast<size_t>(r);
+      out.tiles[at] = u_tiles;
+      out.partial[at] = u_tiles - f_tiles;
+      if (with_slices) out.partial_slices[at] = static_cast<double>(u_tiles - f_tiles) * static_cast<double>(row_slices);
+    }
+  }
+  flush();
+  if (!columns) return;
+  int64_t t = 0, q = 0, sl = 0;
+  for (int64_t c = 0; c < outer; ++c) {
+    const size_t at = static_cast<size_t>(c);
+    t += diff_tiles_[at];
+    q += diff_partial_[at];
+    sl += diff_slices_[at];
+    out.tiles[at] = t;
+    out.partial[at] = q;
+    if (with_slices) out.partial_slices[at] = static_cast<double>(sl);
+  }
+}
+
+void FullSliceTiler::count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
+                           const KernelCostModel& model, std::vector<OuterTileCounts>& out) {
+  out.resize(lists.size());
+  for (size_t n = 0; n < lists.size(); ++n) count(lists[n], seqlen_q, seqlen_k, model, out[n]);
+}
+
+bool FullSliceTiler::applies(const KernelCostModel& model, std::span<const std::vector<Slice>> lists) {
+  return model.tile_counts_determine_cost() && !lists.empty() && all_full_slices(lists);
+}
+
+std::optional<KernelCost> FullSliceTiler::cost(const KernelCostModel& model, std::span<const std::vector<Slice>> lists,
+                                               int64_t seqlen_q, int64_t seqlen_k, const AttentionShape& shape) {
+  if (!applies(model, lists)) return std::nullopt;
+  count(lists, seqlen_q, seqlen_k, model, per_list_);
+  return model.cost_from_tiles(per_list_, seqlen_q, seqlen_k, shape);
+}
+
+}  // namespace lcab::perf

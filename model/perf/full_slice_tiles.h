@@ -1,0 +1,85 @@
+// Tile counts of FULL-slice lists without MaskTiling: the numbers KernelCostModel::cost reads from the tiling of
+// a call's slices (touched and partial tiles and the slices its boundary tiles test, per outer tile of the
+// kernel's work item), computed by q bands, so that KernelCostModel::cost_from_tiles gives cost()'s result bit
+// for bit.
+//
+// Why: block-sparse masks off the tile grid (variable_block_sparse) have millions of FULL slices, and their CP items
+// were tiled by MaskTiling, which visits every slice in every q-tile row it spans and writes every row's runs.
+// Here the slices of a list are grouped into bands (slices with the same q range: one block row of a block-sparse
+// mask, clipped to an item); each band's tile projection is merged once, and a q-tile row is the union of the
+// bands meeting it (one band for rows inside a block, two or three across its edges); consecutive rows meeting the
+// same bands in the same way share one union. Cost: O(slices + rows + bands x intervals), no allocation in the
+// steady state (the tiler keeps its buffers).
+//
+// For one head list (as MaskTiling's meaning, model/mask_tiling.h; rows of q-tile r are [r Bq, min(Sq, (r+1) Bq))):
+//   U(r) = union over slices meeting row r of the k tiles [k_begin / Bk, ceil(k_end / Bk))         (touched)
+//   F(r) = union over slices covering all Bq rows of row r of [ceil(k_begin / Bk), floor(k_end / Bk))  (full)
+//   n(r) = slices meeting row r
+// q-row items (KernelWorkItem::kQRowPerHead): tiles = |U(r)|, partial = |U(r)| - |F(r)|, partial_slices =
+// partial x n(r); k-column items: per column c, tiles = rows with c in U(r), partial = rows with c in U(r) \ F(r),
+// partial_slices = the sum of n(r) over those rows. Area: the slices' cells. Every number is an integer, held
+// exactly (doubles below 2^53), so the order of summation does not matter.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "model/mask.h"
+#include "model/perf/kernel_cost.h"
+
+namespace lcab::perf {
+
+/// True when every slice of every list is FULL.
+bool all_full_slices(std::span<const std::vector<Slice>> lists);
+
+class FullSliceTiler {
+ public:
+  /// The counts of one head list of FULL slices (local coordinates inside seqlen_q x seqlen_k, not overlapping)
+  /// for `model`'s tile shape and work item, partial_slices filled when the model charges slice_us, into `out`
+  /// (its vectors reused).
+  void count(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
+             OuterTileCounts& out);
+
+  /// count() of every list (one per head mask of a call), into out (resized to the lists).
+  void count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
+             const KernelCostModel& model, std::vector<OuterTileCounts>& out);
+  /// True when the counts of count() determine `model`'s cost of the lists: every slice is FULL and the model's
+  /// cost depends on tile counts only (KernelCostModel::tile_counts_determine_cost).
+  static bool applies(const KernelCostModel& model, std::span<const std::vector<Slice>> lists);
+
+  /// KernelCostModel::cost(lists, seqlen_q, seqlen_k, shape), counted here: std::nullopt when it does not apply
+  /// (a slice that is not FULL, or a model whose cost needs more than tile counts).
+  std::optional<KernelCost> cost(const KernelCostModel& model, std::span<const std::vector<Slice>> lists,
+                                 int64_t seqlen_q, int64_t seqlen_k, const AttentionShape& shape);
+
+ private:
+  struct Interval {
+    int64_t begin;
+    int64_t end;
+  };
+  struct Band {
+    int64_t q_begin, q_end;
+    int64_t slices;
+    uint32_t touched_at, touched_n;  // merged touched tiles in touched_pool_
+    uint32_t full_at, full_n;        // merged full tiles in full_pool_
+    int64_t touched_tiles, full_tiles;
+  };
+  void make_bands(const std::vector<Slice>& list, const TileShape& tile);
+  // The union of several lists of intervals (each sorted by begin, disjoint), merged into `out`; returns its size
+  // in tiles.
+  int64_t merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
+                      std::vector<Interval>& out);
+
+  std::vector<uint32_t> order_;
+  std::vector<Band> bands_;
+  std::vector<Interval> touched_pool_, full_pool_, sorted_, merged_, union_touched_, union_full_;
+  std::vector<const Interval*> lists_;
+  std::vector<uint32_t> sizes_;
+  std::vector<uint32_t> active_, signature_, row_signature_;
+  std::vector<int64_t> diff_tiles_, diff_partial_, diff_slices_;
+  std::vector<OuterTileCounts> per_list_;
+};
+
+}  // namespace lcab::perf
