@@ -142,8 +142,15 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
     attempt.profile = result.profile;
     const std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
     if (run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
-      result.profile = attempt.profile;
-      break;
+      // An optional term may stand in for the unmasked tile (the sustained slowdown grows with the work as the
+      // tiles do): a fit without any unmasked-tile cost is not taken while optional terms can leave.
+      if (attempt.profile.kernels[index].full_tile_us.value > 0 ||
+          optional_term_names(result.profile.kernels[index]).empty()) {
+        result.profile = attempt.profile;
+        break;
+      }
+      attempt.failures.push_back({group.group, "the fit gave full_tile_us = 0 with the optional terms"});
+      attempt_number = std::max(attempt_number, 1);  // none is named: all of them leave
     }
     perf::KernelParams& entry = result.profile.kernels[index];
     const std::vector<std::string> optional = optional_term_names(entry);
