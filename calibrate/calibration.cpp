@@ -129,23 +129,43 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
     return;
   }
   GroupFit fit;
-  std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
-  CalibrationResult attempt;
-  attempt.profile = result.profile;
-  if (!run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
-    // Optional terms (slice_us, kv_tile_us) the records cannot determine (e.g. GQA records only) stay at 0 and
-    // leave the entry, so that the base terms are still fitted.
+  std::vector<double> measured_ms;
+  for (const Record& record : group.records) measured_ms.push_back(measured_time_ms(record));
+  std::nth_element(measured_ms.begin(), measured_ms.begin() + static_cast<std::ptrdiff_t>(measured_ms.size() / 4),
+                   measured_ms.end());
+  seed_optional_terms(result.profile.kernels[index], measured_ms[measured_ms.size() / 4]);
+  std::vector<std::string> dropped_terms;  // optional terms the records could not determine, and why
+  // Optional terms (slice_us, kv_tile_us, ...) the records cannot determine (e.g. kv_tile_us from GQA records
+  // only) leave the entry, so that the others are still fitted: first the terms the failure names, then all.
+  for (int attempt_number = 0;; ++attempt_number) {
+    CalibrationResult attempt;
+    attempt.profile = result.profile;
+    const std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
+    if (run_group_fit(group.group, parameters, group.records, options, predictor, attempt, fit)) {
+      // An optional term may stand in for the unmasked tile (the sustained slowdown grows with the work as the
+      // tiles do): a fit without any unmasked-tile cost is not taken while optional terms can leave.
+      if (attempt.profile.kernels[index].full_tile_us.value > 0 ||
+          optional_term_names(result.profile.kernels[index]).empty()) {
+        result.profile = attempt.profile;
+        break;
+      }
+      attempt.failures.push_back({group.group, "the fit gave full_tile_us = 0 with the optional terms"});
+      attempt_number = std::max(attempt_number, 1);  // none is named: all of them leave
+    }
     perf::KernelParams& entry = result.profile.kernels[index];
-    if (!entry.slice_us && !entry.kv_tile_us) {
+    const std::vector<std::string> optional = optional_term_names(entry);
+    if (optional.empty()) {
       result.failures.insert(result.failures.end(), attempt.failures.begin(), attempt.failures.end());
       return;
     }
-    entry.slice_us.reset();
-    entry.kv_tile_us.reset();
-    parameters = kernel_fit_parameters(result.profile, index);
-    if (!run_group_fit(group.group, parameters, group.records, options, predictor, result, fit)) return;
-  } else {
-    result.profile = attempt.profile;
+    const std::string reason = attempt.failures.empty() ? std::string() : attempt.failures.back().reason;
+    std::vector<std::string> removed;
+    if (attempt_number == 0)
+      for (const std::string& name : optional)
+        if (reason.find("'" + name + "'") != std::string::npos) removed.push_back(name);
+    if (removed.empty()) removed = optional;
+    for (const std::string& name : removed) remove_optional_term(entry, name);
+    dropped_terms.push_back(join(removed) + ": " + reason);
   }
   perf::KernelParams& params = result.profile.kernels[index];
   if (params.full_tile_us.value <= 0) {
@@ -158,6 +178,7 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
   const std::string source = fitted_source(fit, group.records);
   for (perf::Sourced* field : fields) field->source = source;
   params.fit = to_json(fit);
+  if (!dropped_terms.empty()) params.fit["terms_left_out"] = dropped_terms;
   result.fits.push_back(fit);
 }
 

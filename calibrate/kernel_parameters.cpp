@@ -36,7 +36,36 @@ std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params) {
                                         &params.launch_us};
   if (params.slice_us) fields.push_back(&*params.slice_us);
   if (params.kv_tile_us) fields.push_back(&*params.kv_tile_us);
+  if (params.kv_expand_bytes_per_element) fields.push_back(&*params.kv_expand_bytes_per_element);
+  if (params.has_sustained_clocks()) fields.push_back(&*params.sustained_slowdown);
+  if (params.host_floor_us) fields.push_back(&*params.host_floor_us);
   return fields;
+}
+
+void seed_optional_terms(perf::KernelParams& params, double short_measured_ms) {
+  if (params.host_floor_us && params.host_floor_us->value <= 0 && short_measured_ms > 0)
+    params.host_floor_us->value = short_measured_ms * 1000.0;
+}
+
+std::vector<std::string> optional_term_names(const perf::KernelParams& params) {
+  std::vector<std::string> names;
+  if (params.slice_us) names.push_back("slice_us");
+  if (params.kv_tile_us) names.push_back("kv_tile_us");
+  if (params.kv_expand_bytes_per_element) names.push_back("kv_expand_bytes_per_element");
+  if (params.has_sustained_clocks()) names.push_back("sustained_slowdown");
+  if (params.host_floor_us) names.push_back("host_floor_us");
+  return names;
+}
+
+void remove_optional_term(perf::KernelParams& params, const std::string& name) {
+  if (name == "slice_us") params.slice_us.reset();
+  if (name == "kv_tile_us") params.kv_tile_us.reset();
+  if (name == "kv_expand_bytes_per_element") params.kv_expand_bytes_per_element.reset();
+  if (name == "sustained_slowdown" || name == "sustained_rate_per_us") {
+    params.sustained_slowdown.reset();
+    params.sustained_rate_per_us.reset();
+  }
+  if (name == "host_floor_us") params.host_floor_us.reset();
 }
 
 std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index) {
@@ -77,6 +106,16 @@ std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile&
   if (start.kv_tile_us)
     parameters.push_back(optional_parameter("kv_tile_us", "both GQA and MHA records (q heads per kv head)", index,
                                             &perf::KernelParams::kv_tile_us, 0.1 * start.full_tile_us.value));
+  if (start.kv_expand_bytes_per_element)
+    parameters.push_back(optional_parameter("kv_expand_bytes_per_element", "both GQA and MHA records", index,
+                                            &perf::KernelParams::kv_expand_bytes_per_element, 4.0));
+  // The time constant (sustained_rate_per_us) is the GPU's, given by the base profile; the slowdown is the kernel's.
+  if (start.has_sustained_clocks())
+    parameters.push_back(optional_parameter("sustained_slowdown", "short and long calls (1K to 64K)", index,
+                                            &perf::KernelParams::sustained_slowdown, 0.1));
+  if (start.host_floor_us)
+    parameters.push_back(optional_parameter("host_floor_us", "calls shorter than the host's dispatch (1K)", index,
+                                            &perf::KernelParams::host_floor_us, 50.0));
   return parameters;
 }
 

@@ -8,9 +8,14 @@
 //   launch_us        per call
 //   slice_us         per boundary tile and slice meeting its q-tile row; only where the base entry has the term
 //   kv_tile_us       per tile, a K/V tile's load from HBM shared by the GQA group; only where the base entry has it
+//   kv_expand_bytes_per_element, sustained_slowdown, host_floor_us
+//                    likewise (profile.h): K/V repeated to the q heads under GQA, the slowdown of sustained-load
+//                    clocks (their time constant, sustained_rate_per_us, is the GPU's and comes from the base entry),
+//                    the host's dispatch floor
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "calibrate/model_fit.h"
@@ -25,5 +30,14 @@ std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile&
 /// The profile field each parameter of kernel_fit_parameters() stands for, in the same order (for sources and the
 /// values to report: the partial tile's time, not its excess).
 std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params);
+
+/// A starting value for the host floor where the base entry has it at 0, whose effect is nil there (so that the
+/// first linearization sees it): the group's first-quartile measured time (so that the shortest calls bind).
+void seed_optional_terms(perf::KernelParams& params, double short_measured_ms);
+
+/// Names of the optional terms (slice_us, kv_tile_us, ...) an entry has, as kernel_fit_parameters() names them.
+std::vector<std::string> optional_term_names(const perf::KernelParams& params);
+/// Removes the optional term called `name` (both sustained-clock parameters for either of them).
+void remove_optional_term(perf::KernelParams& params, const std::string& name);
 
 }  // namespace lcab::calibrate

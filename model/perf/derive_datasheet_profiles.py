@@ -155,6 +155,22 @@ SCHEDULERS = {
 SLICE_TERM = ("lcab_flash",)  # boundary tiles test every slice of their q-tile row (kernels/flash_common.cuh)
 KV_TILE_TERM = (("lcab_flash", "fwd"),)  # q-row items stream K/V per q head (kernels/hopper/flash_forward_sm90.cu)
 WHOLE_SEQUENCE_BAND = (("cudnn", "bwd"),)  # cuDNN 9.14's backward visits every tile of a right-bounded band
+# PyTorch SDPA's memory-efficient backend has no GQA: a GQA call repeats K/V to the q heads (torch_peers.py
+# kv_repeated; PyTorch raises "No available kernel" for enable_gqa on it).
+KV_EXPAND_TERM = (("torch_sdpa_efficient", "fwd"),)  # the backward's records show no such cost (fitted 0)
+# Sustained-load clocks: forward kernels at near-peak tensor throughput lose clock speed over long calls (per-tile
+# time of lcab_flash, FlashAttention-2 and cuDNN forward grows 10-15% from 8K to 64K at the same mask and shape,
+# MHA and GQA alike for FlashAttention-2, whose K/V traffic does not change with S).
+SUSTAINED_CLOCKS = ("fwd",)
+# The time constant of the sustained-load slowdown, one per GPU: lcab_flash full GQA hd128 on H100 takes 1.75,
+# 1.88, 1.97, 2.02 us per tile at 8, 16, 32, 64K (3.5 to 256 ms calls), which T (1 + s T / (T + tau)) follows with
+# tau near 10 ms (s 0.25); assumed the same on H200.
+SUSTAINED_TAU_US = 10000.0
+# Records timed with CUDA events around a PyTorch call include the host's dispatch where the GPU waits for it:
+# compiled FlexAttention's forward call (guards, block mask, Triton launcher) outlasts its GPU work at 1K. Not its
+# backward (autograd's dispatch and 1K GPU times of 0.3-0.6 ms are alike: the floor fitted there made held-out
+# errors worse, 11.1 / 32.0 against 10.4 / 29.4), nor SDPA (1K times scatter by +-50 us either way).
+HOST_FLOOR = (("torch_flex", "fwd"),)
 
 
 def optional_terms(impl, pass_name):
@@ -169,6 +185,19 @@ def optional_terms(impl, pass_name):
                                            "head fastest); 0 until calibrated")
     if (impl, pass_name) in WHOLE_SEQUENCE_BAND:
         terms["whole_sequence_band"] = True
+    if (impl, pass_name) in KV_EXPAND_TERM:
+        terms["kv_expand_bytes_per_element"] = sourced(0.0, "bytes per q element of K/V repeated to the q heads under "
+                                                            "GQA (the backend has no GQA); 0 until calibrated")
+    if pass_name in SUSTAINED_CLOCKS:
+        terms["sustained_slowdown"] = sourced(0.0, "slowdown of long calls at sustained tensor-core load (lower "
+                                                   "clocks); 0 until calibrated")
+        terms["sustained_rate_per_us"] = sourced(1.0 / SUSTAINED_TAU_US,
+                                                 "1 / the time constant of the sustained-load slowdown, 10 ms: "
+                                                 "lcab_flash full GQA hd128 per-tile times at 8-64K on H100 "
+                                                 "(model/perf/derive_datasheet_profiles.py SUSTAINED_TAU_US)")
+    if (impl, pass_name) in HOST_FLOOR:
+        terms["host_floor_us"] = sourced(0.0, "shortest time of an event-timed PyTorch call: the host's dispatch, "
+                                              "which the GPU waits for; 0 until calibrated")
     return terms
 
 
@@ -334,7 +363,8 @@ def with_origin(entry, keys, origin):
     return out
 
 
-KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us")
+KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us",
+                 "kv_expand_bytes_per_element", "sustained_slowdown", "sustained_rate_per_us", "host_floor_us")
 COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s", "small_group_us_per_byte")
 
 

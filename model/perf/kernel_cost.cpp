@@ -203,6 +203,10 @@ KernelCostModel::KernelCostModel(KernelParams params, int sms, double hbm_bytes_
   LCAB_CHECK(pass_bytes == 0 || hbm_bytes_per_s > 0,
              "kernel " << params_.impl << " " << params_.pass << ": q_pass_bytes_per_element needs the HBM bandwidth");
   if (pass_bytes > 0) q_pass_us_per_element_ = pass_bytes / hbm_bytes_per_s * 1e6;
+  const double expand_bytes = params_.kv_expand_bytes_per_element ? params_.kv_expand_bytes_per_element->value : 0.0;
+  LCAB_CHECK(expand_bytes == 0 || hbm_bytes_per_s > 0,
+             "kernel " << params_.impl << " " << params_.pass << ": kv_expand_bytes_per_element needs the HBM bandwidth");
+  if (expand_bytes > 0) kv_expand_us_per_element_ = expand_bytes / hbm_bytes_per_s * 1e6;
 }
 
 KernelCostModel::KernelCostModel(const HardwareProfile& profile, KernelParams params)
@@ -360,8 +364,20 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   }
   result.work_items = result.slots.items;
   result.launch_us = params_.launch_us.value;
-  result.q_pass_us = q_pass_us_per_element_ * static_cast<double>(seqlen_q * shape.heads * shape.head_dim * shape.batch);
-  result.time_us = result.launch_us + result.slots.makespan_us + result.q_pass_us;
+  const double q_elements = static_cast<double>(seqlen_q * shape.heads * shape.head_dim * shape.batch);
+  result.q_pass_us = q_pass_us_per_element_ * q_elements;
+  if (shape.heads > shape.kv_heads) result.q_pass_us += kv_expand_us_per_element_ * q_elements;
+  const double gpu_us = result.launch_us + result.slots.makespan_us + result.q_pass_us;
+  result.time_us = gpu_us;
+  if (params_.has_sustained_clocks()) {
+    const double rt = params_.sustained_rate_per_us->value * gpu_us;
+    result.sustained_us = gpu_us * params_.sustained_slowdown->value * rt / (1.0 + rt);
+    result.time_us += result.sustained_us;
+  }
+  if (params_.host_floor_us && params_.host_floor_us->value > result.time_us) {
+    result.host_wait_us = params_.host_floor_us->value - result.time_us;
+    result.time_us = params_.host_floor_us->value;
+  }
   return result;
 }
 

@@ -10,7 +10,12 @@
 // imbalance emerge from the slot loads; the call takes
 //     time = launch_us + max over slots of the slot's summed item costs + q passes,
 //     q passes = q_pass_bytes_per_element * q rows * q heads * head dim * batch / HBM bytes per second
-// (the call's memory-bound passes outside the tile loop: the backward's dO.O and dQ accumulator handling).
+// (the call's memory-bound passes outside the tile loop: the backward's dO.O and dQ accumulator handling; under GQA
+// also kv_expand_bytes_per_element per q element for a kernel that needs K/V repeated to the q heads). Terms some
+// kernels have (profile.h): sustained-load clocks stretch a call of GPU time T to T (1 + s r T / (1 + r T)), and
+// a host floor makes a call take at least host_floor_us (the GPU waiting for the host's dispatch):
+//     time = max(host_floor_us, T (1 + s r T / (1 + r T))),  T = launch_us + busiest slot + q passes.
+// All of them depend on the shape and T only, so tile counts still determine the cost (cost_from_tiles).
 // A grid launch runs every outer tile (an empty one still writes zeros: row_us); a persistent kernel's work
 // list holds only items with tiles. A long document's k column under GQA is one long serial item: with packed
 // documents at few kv heads the busiest slot, not the total work, sets the backward's time. A call with no tile at all is never launched and costs 0.
@@ -33,7 +38,10 @@ namespace lcab::perf {
 struct KernelCost {
   double time_us = 0;       ///< launch + busiest slot; 0 when there is no work
   double launch_us = 0;
-  double q_pass_us = 0;     ///< memory-bound passes over q outside the tile loop (included in time_us)
+  double q_pass_us = 0;     ///< memory-bound passes over q outside the tile loop, and the K/V expansion of a
+                            ///< kernel without GQA (KernelParams::kv_expand_bytes_per_element) (included in time_us)
+  double sustained_us = 0;  ///< the lower clocks of a long call (KernelParams::sustained_slowdown; included)
+  double host_wait_us = 0;  ///< time the GPU waits for the host's dispatch (KernelParams::host_floor_us; included)
   SlotSchedule slots;       ///< slot loads (makespan, busy time, imbalance)
   int64_t work_items = 0;   ///< q-tile rows x heads x batch handed to slots
   int64_t full_tiles = 0;   ///< over all heads and batch
@@ -115,6 +123,7 @@ class KernelCostModel {
   KernelPass pass_;
   int64_t slots_;
   double q_pass_us_per_element_ = 0;
+  double kv_expand_us_per_element_ = 0;  ///< charged under GQA only
   mutable std::unordered_map<uint64_t, std::vector<CacheEntry>> cache_;
   mutable size_t cache_size_ = 0;
   mutable KernelCost uncached_;

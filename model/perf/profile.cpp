@@ -208,6 +208,13 @@ void validate_profile(const HardwareProfile& p) {
     check_non_negative(k.q_pass_bytes_per_element, label + " q_pass_bytes_per_element");
     if (k.slice_us) check_non_negative(*k.slice_us, label + " slice_us");
     if (k.kv_tile_us) check_non_negative(*k.kv_tile_us, label + " kv_tile_us");
+    if (k.kv_expand_bytes_per_element)
+      check_non_negative(*k.kv_expand_bytes_per_element, label + " kv_expand_bytes_per_element");
+    if (k.sustained_slowdown) check_non_negative(*k.sustained_slowdown, label + " sustained_slowdown");
+    if (k.sustained_rate_per_us) check_non_negative(*k.sustained_rate_per_us, label + " sustained_rate_per_us");
+    LCAB_CHECK(k.sustained_slowdown.has_value() == k.sustained_rate_per_us.has_value(),
+               "profile: " << label << ": sustained_slowdown and sustained_rate_per_us come together");
+    if (k.host_floor_us) check_non_negative(*k.host_floor_us, label + " host_floor_us");
   }
   for (CollectiveOp op : kAllCollectiveOps) {
     for (LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
@@ -270,6 +277,11 @@ json to_json(const HardwareProfile& p) {
     if (k.slice_us) kernels.back()["slice_us"] = write_sourced(*k.slice_us);
     if (k.kv_tile_us) kernels.back()["kv_tile_us"] = write_sourced(*k.kv_tile_us);
     if (k.whole_sequence_band) kernels.back()["whole_sequence_band"] = true;
+    if (k.kv_expand_bytes_per_element)
+      kernels.back()["kv_expand_bytes_per_element"] = write_sourced(*k.kv_expand_bytes_per_element);
+    if (k.sustained_slowdown) kernels.back()["sustained_slowdown"] = write_sourced(*k.sustained_slowdown);
+    if (k.sustained_rate_per_us) kernels.back()["sustained_rate_per_us"] = write_sourced(*k.sustained_rate_per_us);
+    if (k.host_floor_us) kernels.back()["host_floor_us"] = write_sourced(*k.host_floor_us);
   }
   j["kernels"] = kernels;
   json collectives = json::array();
@@ -348,6 +360,11 @@ HardwareProfile profile_from_json(const json& j) {
             : KernelParams{}.q_pass_bytes_per_element;
     if (e.contains("slice_us")) k.slice_us = read_sourced(e, path, "slice_us");
     if (e.contains("kv_tile_us")) k.kv_tile_us = read_sourced(e, path, "kv_tile_us");
+    for (auto [name, member] : {std::pair{"kv_expand_bytes_per_element", &KernelParams::kv_expand_bytes_per_element},
+                                std::pair{"sustained_slowdown", &KernelParams::sustained_slowdown},
+                                std::pair{"sustained_rate_per_us", &KernelParams::sustained_rate_per_us},
+                                std::pair{"host_floor_us", &KernelParams::host_floor_us}})
+      if (e.contains(name)) k.*member = read_sourced(e, path, name);
     if (e.contains("whole_sequence_band")) {
       LCAB_CHECK(e["whole_sequence_band"].is_boolean(), "profile: " << path << ".whole_sequence_band must be true or false");
       k.whole_sequence_band = e["whole_sequence_band"].get<bool>();

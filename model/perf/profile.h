@@ -17,7 +17,9 @@
 //    "kernels": [{"impl", "pass", "head_dim", "dtype", "tile_q", "tile_k", "scheduler", "work_item" (optional),
 //                 "ctas_per_sm",
 //                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "q_pass_bytes_per_element" (optional),
-//                 "slice_us", "kv_tile_us", "whole_sequence_band" (optional: terms of kernels that have them),
+//                 "slice_us", "kv_tile_us", "whole_sequence_band", "kv_expand_bytes_per_element",
+//                 "sustained_slowdown", "sustained_rate_per_us", "host_floor_us" (optional: terms of kernels that have
+//                 them),
 //                 "fit"}, ...],
 //    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "ll_latency_us" (optional),
 //                     "ll_bytes_per_s" (optional), "small_group_us_per_byte" (optional), "fit"}, ...]}
@@ -138,6 +140,23 @@ struct KernelParams {
   /// see keys right of their diagonal, masking them, instead of only the band's tiles (cuDNN 9.14's backward with
   /// a right-bounded sliding window). Absent: false.
   bool whole_sequence_band = false;
+  /// kv_expand_bytes_per_element: bytes through HBM per q element (q row x q head x head dim x batch) when the
+  /// call expands K and V to the q heads first, charged only under GQA (heads > kv_heads) at the HBM bandwidth, like
+  /// q_pass_bytes_per_element. PyTorch SDPA's memory-efficient backend has no GQA: a GQA call repeats K and V to Hq
+  /// heads (repeat_interleave writes 2 x 2 B per q element and reads 4 / g), and its backward sums them back.
+  std::optional<Sourced> kv_expand_bytes_per_element;
+  /// Sustained-load clocks: a call whose GPU time is T (launch, busiest slot, passes) takes
+  ///   T x (1 + sustained_slowdown x r T / (1 + r T)),   r = sustained_rate_per_us (1 / the time constant),
+  /// i.e. long calls run at clocks lowered by up to the fraction sustained_slowdown / (1 + sustained_slowdown)
+  /// (the power limit under sustained tensor-core load), short ones at boost clocks. Both >= 0; the two come
+  /// together (either absent: no such term).
+  std::optional<Sourced> sustained_slowdown;
+  std::optional<Sourced> sustained_rate_per_us;
+  /// host_floor_us: a call takes at least this long: the host-side dispatch of the call (PyTorch: the Python and
+  /// dispatcher path; compiled FlexAttention: guards and the Triton launcher) when the GPU would finish its work
+  /// sooner and waits for the host (records timed with CUDA events around the call).
+  std::optional<Sourced> host_floor_us;
+  bool has_sustained_clocks() const { return sustained_slowdown && sustained_rate_per_us; }
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
 };
 

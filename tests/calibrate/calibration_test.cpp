@@ -65,6 +65,50 @@ TEST(Calibration, RecoversKernelParametersFromCleanRecords) {
             result.profile.kernel("lcab_flash", "bwd", 128, "bf16").row_us.value);
 }
 
+TEST(Calibration, RecoversSustainedClocksFromCallsOfSeveralDurations) {
+  // Truth: forward calls slowed by up to 20% with a 2 ms time constant; the base entry has the slowdown at 0 and
+  // the GPU's time constant (as the datasheet layer does): only the slowdown is fitted.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::KernelParams& fwd = const_cast<perf::KernelParams&>(truth.kernel("lcab_flash", "fwd", 128, "bf16"));
+  fwd.sustained_slowdown = perf::Sourced{0.2, "truth"};
+  fwd.sustained_rate_per_us = perf::Sourced{5e-4, "truth"};
+  const std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  perf::HardwareProfile base = base_profile();
+  perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "fwd", 128, "bf16"));
+  start.sustained_slowdown = perf::Sourced{0, "start"};
+  start.sustained_rate_per_us = perf::Sourced{5e-4, "the GPU's"};
+  const CalibrationResult result = calibrate(records, base, options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::KernelParams& f = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  ASSERT_TRUE(f.has_sustained_clocks());
+  EXPECT_NEAR(f.sustained_slowdown->value, 0.2, 0.01);
+  EXPECT_EQ(f.sustained_rate_per_us->value, 5e-4);  // given, not fitted
+  EXPECT_NEAR(f.full_tile_us.value, fwd.full_tile_us.value, fwd.full_tile_us.value * 1e-2);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
+}
+
+TEST(Calibration, AnOptionalTermTheRecordsCannotDetermineLeavesOnlyItself) {
+  // kv_expand_bytes_per_element is charged under GQA only: records that are all MHA cannot determine it. That term
+  // leaves the entry; the sustained clocks (at 0 in the truth) stay and are fitted with the base terms.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  for (Record& r : records) r.key.kv_heads = 64;
+  const RecordPredictor predictor;
+  for (Record& r : records) r.time_ms->median = predictor.predict_ms(truth, r);
+  perf::HardwareProfile base = base_profile();
+  perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "fwd", 128, "bf16"));
+  start.kv_expand_bytes_per_element = perf::Sourced{0, "start"};
+  start.sustained_slowdown = perf::Sourced{0, "start"};
+  start.sustained_rate_per_us = perf::Sourced{1e-4, "the GPU's"};
+  const CalibrationResult result = calibrate(records, base, options_with_input(), predictor);
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::KernelParams& f = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  EXPECT_FALSE(f.kv_expand_bytes_per_element.has_value());
+  EXPECT_TRUE(f.has_sustained_clocks());
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
+}
+
 TEST(Calibration, RobustToNoiseAndOutliers) {
   const perf::HardwareProfile truth = testing::synthetic_truth_profile();
   SyntheticOptions noisy;

@@ -64,6 +64,10 @@ perf::HardwareProfile without_optional_terms(perf::HardwareProfile profile) {
   for (perf::KernelParams& k : profile.kernels) {
     k.slice_us.reset();
     k.kv_tile_us.reset();
+    k.kv_expand_bytes_per_element.reset();
+    k.sustained_slowdown.reset();
+    k.sustained_rate_per_us.reset();
+    k.host_floor_us.reset();
   }
   return profile;
 }

@@ -93,6 +93,37 @@ TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
   }
 }
 
+TEST(PerfGridItems, CostFromTilesEqualsCostWithCallLevelTerms) {
+  // K/V expansion, sustained-load clocks and the host floor depend on the shape and the call's GPU time only:
+  // tile counts still determine the cost, bit for bit.
+  const Mask mask = make_mask("block_sparse:density=0.2,seed=2", 16384, 8);
+  const AttentionShape shape{1, 64, 8, 128, 2};
+  for (const char* pass : {"fwd", "bwd"}) {
+    KernelParams p = h100().kernel("lcab_flash", pass, 128, "bf16");
+    p.kv_expand_bytes_per_element = Sourced{4.5, "test"};
+    p.sustained_slowdown = Sourced{0.25, "test"};
+    p.sustained_rate_per_us = Sourced{1e-4, "test"};
+    for (double floor_us : {10.0, 1e6}) {
+      p.host_floor_us = Sourced{floor_us, "test"};
+      const KernelCostModel model(h100(), p);
+      ASSERT_TRUE(model.tile_counts_determine_cost());
+      const bool columns = p.work_item != KernelWorkItem::kQRowPerHead;
+      const auto grid = TileGrid::make(mask, p.tile, columns ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows);
+      ASSERT_TRUE(grid);
+      std::vector<OuterTileCounts> counts(static_cast<size_t>(mask.num_head_masks()));
+      for (int h = 0; h < mask.num_head_masks(); ++h) {
+        for (int64_t line = 0; line < grid->num_lines(); ++line)
+          counts[static_cast<size_t>(h)].tiles.push_back(grid->count(h, line, 0, grid->line_length()));
+        counts[static_cast<size_t>(h)].area = static_cast<double>(mask.area(h));
+      }
+      const KernelCost a = model.cost(mask, shape);
+      const KernelCost b = model.cost_from_tiles(counts, mask.seqlen(), mask.seqlen(), shape);
+      EXPECT_EQ(a.time_us, b.time_us) << pass << " floor " << floor_us;
+      EXPECT_GT(a.sustained_us + a.host_wait_us, 0) << pass;
+    }
+  }
+}
+
 // Counts carry no slices: a kernel whose cost reads slices beyond their tiling refuses them. cuDNN's whole-sequence
 // band widens the slices before tiling; per-slice boundary masking (slice_us) needs each boundary tile's slices.
 TEST(PerfGridItems, CostFromTilesRefusesCountsThatCannotDetermineTheCost) {

@@ -257,6 +257,57 @@ TEST(PerfKernelCost, KvTilesAreSharedByTheGqaGroup) {
   EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(full, heads_shape(4, 4)).time_us, 3.0 + 2.5);
 }
 
+TEST(PerfKernelCost, KvExpansionIsChargedUnderGqaOnly) {
+  // Full S = 256, 4 q heads, D = 128: 2 rows x 4 heads of 2.5 us on 100 slots: 3 + 2.5 us. Under GQA the K/V
+  // expansion moves 4 B per q element (256 x 4 x 128) at 3 TB/s.
+  KernelParams k = simple_kernel();
+  k.kv_expand_bytes_per_element = Sourced{4.0, "test"};
+  const Mask full = make_mask("full", 256);
+  const KernelCostModel model(k, 100, 3e12);
+  const double expand_us = 256.0 * 4 * 128 * 4.0 / 3e12 * 1e6;
+  EXPECT_DOUBLE_EQ(model.cost(full, heads_shape(4, 1)).time_us, 3.0 + 2.5 + expand_us);
+  EXPECT_DOUBLE_EQ(model.cost(full, heads_shape(4, 1)).q_pass_us, expand_us);
+  EXPECT_DOUBLE_EQ(model.cost(full, heads_shape(4, 4)).time_us, 3.0 + 2.5);  // MHA: the kernel reads K/V as given
+  EXPECT_THROW(KernelCostModel(k, 100, 0), Error);                          // bytes need a bandwidth
+}
+
+TEST(PerfKernelCost, SustainedClocksStretchLongCallsMore) {
+  // T = 3 + 2.5 us (one tile row of full S = 256 per slot); with s = 0.2 and r = 0.01 / us the call takes
+  // T (1 + 0.2 r T / (1 + r T)); a 100x longer call is stretched by a larger fraction, towards 1 + s.
+  KernelParams k = simple_kernel();
+  k.sustained_slowdown = Sourced{0.2, "test"};
+  k.sustained_rate_per_us = Sourced{0.01, "test"};
+  const Mask full = make_mask("full", 256);
+  const double t = 5.5;
+  const KernelCost c = KernelCostModel(k, 100).cost(full, heads_shape(4, 4));
+  EXPECT_DOUBLE_EQ(c.time_us, t * (1 + 0.2 * 0.01 * t / (1 + 0.01 * t)));
+  EXPECT_DOUBLE_EQ(c.sustained_us, c.time_us - t);
+  const Mask big = make_mask("full", 256 * 40);
+  const KernelCostModel plain(simple_kernel(), 100);
+  const double long_t = plain.cost(big, heads_shape(4, 4)).time_us;
+  const double long_stretch = KernelCostModel(k, 100).cost(big, heads_shape(4, 4)).time_us / long_t;
+  EXPECT_GT(long_stretch, c.time_us / t);
+  EXPECT_LT(long_stretch, 1.2);
+  // Without the rate, or at s = 0, nothing changes.
+  k.sustained_slowdown->value = 0;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(full, heads_shape(4, 4)).time_us, t);
+}
+
+TEST(PerfKernelCost, HostFloorBindsOnlyShortCalls) {
+  KernelParams k = simple_kernel();
+  k.host_floor_us = Sourced{10.0, "test"};
+  const Mask full = make_mask("full", 256);
+  const KernelCost c = KernelCostModel(k, 100).cost(full, heads_shape(4, 4));
+  EXPECT_DOUBLE_EQ(c.time_us, 10.0);  // the GPU's 5.5 us wait for the host's 10
+  EXPECT_DOUBLE_EQ(c.host_wait_us, 4.5);
+  k.host_floor_us->value = 2.0;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(full, heads_shape(4, 4)).time_us, 5.5);
+  // A call with no work is never launched: no floor.
+  const std::vector<std::vector<Slice>> none = {{}};
+  k.host_floor_us->value = 10.0;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 100).cost(none, 256, 256, heads_shape(4, 4)).time_us, 0.0);
+}
+
 TEST(PerfKernelCost, WholeSequenceBandVisitsEveryTileOfABandRightOfTheDiagonal) {
   KernelParams k = simple_kernel("bwd", KernelScheduler::kGridWaves);
   k.whole_sequence_band = true;

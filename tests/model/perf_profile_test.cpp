@@ -60,6 +60,10 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   p.kernels[0].fit = {{"points", 12}};
   p.kernels[0].slice_us = Sourced{0.1, "test"};
   p.kernels[0].kv_tile_us = Sourced{0.4, "test"};
+  p.kernels[0].kv_expand_bytes_per_element = Sourced{4.5, "test"};
+  p.kernels[0].sustained_slowdown = Sourced{0.2, "test"};
+  p.kernels[0].sustained_rate_per_us = Sourced{1e-4, "test"};
+  p.kernels[0].host_floor_us = Sourced{120, "test"};
   p.kernels[1].scheduler = KernelScheduler::kGridCostliestFirst;
   p.kernels[1].whole_sequence_band = true;
   p.collectives[2].small_group_us_per_byte = Sourced{2e-6, "test"};
@@ -72,6 +76,10 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   EXPECT_EQ(back.kernels[0].fit["points"], 12);
   EXPECT_DOUBLE_EQ(back.kernels[0].kv_tile_us->value, 0.4);
   EXPECT_FALSE(back.kernels[1].slice_us.has_value());  // absent: the kernel has no such term
+  EXPECT_DOUBLE_EQ(back.kernels[0].kv_expand_bytes_per_element->value, 4.5);
+  EXPECT_DOUBLE_EQ(back.kernels[0].sustained_rate_per_us->value, 1e-4);
+  EXPECT_DOUBLE_EQ(back.kernels[0].host_floor_us->value, 120);
+  EXPECT_FALSE(back.kernels[1].has_sustained_clocks());
   EXPECT_EQ(back.kernels[1].scheduler, KernelScheduler::kGridCostliestFirst);
   EXPECT_TRUE(back.kernels[1].whole_sequence_band);
   EXPECT_EQ(back.collective(CollectiveOp::kAllGather, LinkClass::kInterNode).bytes_per_s.value, 10e9);
@@ -91,6 +99,12 @@ TEST(PerfProfile, RejectsNumbersWithoutSourceOrOutOfRange) {
   EXPECT_THROW(profile_from_json(j), Error);
   j = to_json(testing::simple_profile());
   j["kernels"][0]["slice_us"] = {{"value", -0.1}, {"source", "test"}};
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["kernels"][0]["host_floor_us"] = {{"value", -1}, {"source", "test"}};
+  EXPECT_THROW(profile_from_json(j), Error);
+  j = to_json(testing::simple_profile());
+  j["kernels"][0]["sustained_slowdown"] = {{"value", 0.1}, {"source", "test"}};  // without its rate
   EXPECT_THROW(profile_from_json(j), Error);
   j = to_json(testing::simple_profile());
   j["collectives"][0]["small_group_us_per_byte"] = {{"value", -1e-6}, {"source", "test"}};
