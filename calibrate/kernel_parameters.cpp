@@ -39,6 +39,7 @@ std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params) {
   if (params.kv_expand_bytes_per_element) fields.push_back(&*params.kv_expand_bytes_per_element);
   if (params.has_sustained_clocks()) fields.push_back(&*params.sustained_slowdown);
   if (params.host_floor_us) fields.push_back(&*params.host_floor_us);
+  if (params.dq_tile_fraction) fields.push_back(&*params.dq_tile_fraction);
   return fields;
 }
 
@@ -54,6 +55,7 @@ std::vector<std::string> optional_term_names(const perf::KernelParams& params) {
   if (params.kv_expand_bytes_per_element) names.push_back("kv_expand_bytes_per_element");
   if (params.has_sustained_clocks()) names.push_back("sustained_slowdown");
   if (params.host_floor_us) names.push_back("host_floor_us");
+  if (params.dq_tile_fraction) names.push_back("dq_tile_fraction");
   return names;
 }
 
@@ -66,6 +68,7 @@ void remove_optional_term(perf::KernelParams& params, const std::string& name) {
     params.sustained_rate_per_us.reset();
   }
   if (name == "host_floor_us") params.host_floor_us.reset();
+  if (name == "dq_tile_fraction") params.dq_tile_fraction.reset();
 }
 
 std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index) {
@@ -116,6 +119,10 @@ std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile&
   if (start.host_floor_us)
     parameters.push_back(optional_parameter("host_floor_us", "calls shorter than the host's dispatch (1K)", index,
                                             &perf::KernelParams::host_floor_us, 50.0));
+  if (start.dq_tile_fraction)
+    parameters.push_back(optional_parameter("dq_tile_fraction", "MHA and GQA records (dK/dV items loop over the "
+                                            "GQA group, dQ items do not)", index,
+                                            &perf::KernelParams::dq_tile_fraction, 0.5));
   return parameters;
 }
 

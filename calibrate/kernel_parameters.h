@@ -12,6 +12,7 @@
 //                    likewise (profile.h): K/V repeated to the q heads under GQA, the slowdown of sustained-load
 //                    clocks (their time constant, sustained_rate_per_us, is the GPU's and comes from the base entry),
 //                    the host's dispatch floor
+//   dq_tile_fraction a dQ item's tile as a fraction of a dK/dV item's (FlexAttention's backward); likewise
 #pragma once
 
 #include <cstddef>

@@ -140,6 +140,11 @@ WORK_ITEMS = {
     ("lcab_flash_sm80", "bwd"): ("k_column_per_kv_head", "kernels/flash_backward.cu: grid of k tiles x batch x kv "
                                                          "heads; each CTA loops over the q heads of its GQA group"),
     ("torch_sdpa_flash", "bwd"): ("k_column_per_head", "FlashAttention-2 backward: grid (k blocks, batch, heads)"),
+    ("torch_flex", "bwd"): ("k_column_per_kv_head_and_q_row_per_head",
+                            "torch/_inductor/kernel/flex_attention.py flex_attention_backward_grid (PyTorch 2.x; the records ran 2.11): "
+                            "(cdiv(Q_LEN, BLOCK_M2) x GQA group + cdiv(KV_LEN, BLOCK_N1), 1, batch x kv heads); "
+                            "pids below the k block count compute dK, dV of one k block looping over the group's "
+                            "q heads, the others dQ of one q block of one q head"),
     ("torch_sdpa_efficient", "bwd"): ("k_column_per_head", "memory-efficient (cutlass) backward: a CTA per key "
                                                            "block and head, looping over query blocks"),
 }
@@ -152,7 +157,16 @@ SCHEDULERS = {
 }
 
 # Terms only some kernels have (model/perf/profile.h); each starts at 0 and is fitted by lcab-calibrate.
-SLICE_TERM = ("lcab_flash",)  # boundary tiles test every slice of their q-tile row (kernels/flash_common.cuh)
+# Boundary tiles pay per slice (interval) of their q-tile row: lcab_flash tests every slice of the row
+# (kernels/flash_common.cuh); FlexAttention evaluates its mask_mod on every element of a partial block, and the
+# peers' mask_mod for interval masks tests each of the row's key intervals (measure/peers/torch_peers.py
+# MaskTables.visible).
+SLICE_TERM = {
+    "lcab_flash": "the kernels mask a boundary tile by testing every slice of its row (kernels/flash_common.cuh "
+                  "visible_keys, visible_rows)",
+    "torch_flex": "FlexAttention evaluates mask_mod on every element of a partial block; the peers' mask_mod for "
+                  "interval masks tests the row's key intervals (measure/peers/torch_peers.py MaskTables.visible)",
+}
 KV_TILE_TERM = (("lcab_flash", "fwd"),)  # q-row items stream K/V per q head (kernels/hopper/flash_forward_sm90.cu)
 WHOLE_SEQUENCE_BAND = (("cudnn", "bwd"),)  # cuDNN 9.14's backward visits every tile of a right-bounded band
 # PyTorch SDPA's memory-efficient backend has no GQA: a GQA call repeats K/V to the q heads (torch_peers.py
@@ -171,6 +185,9 @@ SUSTAINED_TAU_US = 10000.0
 # backward (autograd's dispatch and 1K GPU times of 0.3-0.6 ms are alike: the floor fitted there made held-out
 # errors worse, 11.1 / 32.0 against 10.4 / 29.4), nor SDPA (1K times scatter by +-50 us either way).
 HOST_FLOOR = (("torch_flex", "fwd"),)
+# FlexAttention's backward: a dQ CTA's block costs a fraction of a dK/dV CTA's (both recompute Q K^T and dO V^T;
+# dQ does one more product, dK/dV two).
+DQ_TILE_FRACTION = (("torch_flex", "bwd"),)
 
 
 def optional_terms(impl, pass_name):
@@ -198,6 +215,10 @@ def optional_terms(impl, pass_name):
     if (impl, pass_name) in HOST_FLOOR:
         terms["host_floor_us"] = sourced(0.0, "shortest time of an event-timed PyTorch call: the host's dispatch, "
                                               "which the GPU waits for; 0 until calibrated")
+    if (impl, pass_name) in DQ_TILE_FRACTION:
+        terms["dq_tile_fraction"] = sourced(0.75, "a dQ item's tile / a dK/dV item's tile of one q head: 3 of 4 "
+                                                  "matrix products (Q K^T, dO V^T, dS K against Q K^T, dO V^T, "
+                                                  "P^T dO, dS^T Q), an assumption until calibrated")
     return terms
 
 
@@ -364,7 +385,7 @@ def with_origin(entry, keys, origin):
 
 
 KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us",
-                 "kv_expand_bytes_per_element", "sustained_slowdown", "sustained_rate_per_us", "host_floor_us")
+                 "kv_expand_bytes_per_element", "sustained_slowdown", "sustained_rate_per_us", "host_floor_us", "dq_tile_fraction")
 COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s", "small_group_us_per_byte")
 
 

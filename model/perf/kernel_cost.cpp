@@ -36,7 +36,10 @@ uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t
 
 namespace {
 
+/// True when the kernel's (main) items are k-tile columns.
 bool is_column_item(KernelWorkItem item) { return item != KernelWorkItem::kQRowPerHead; }
+/// True when the kernel also has q-tile row items for dQ (FlexAttention's backward).
+bool has_dq_rows(KernelWorkItem item) { return item == KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead; }
 
 void push_cost(std::vector<CostRun>& runs, double cost_us) {
   if (!runs.empty() && runs.back().cost_us == cost_us) ++runs.back().count;
@@ -68,23 +71,47 @@ struct OuterTile {
   double partial_slices = 0;  ///< sum over its boundary tiles of the slices meeting their q-tile row
 };
 
+/// What one tile of an item costs (per q head of the item).
+struct TileCosts {
+  double full_us = 0, partial_us = 0, slice_us = 0, kv_us = 0, outer_us = 0;
+};
+
+/// The tile costs of the kernel's main items (q-tile rows, or k-tile columns); `kv_share`: the q heads that read
+/// each K/V tile together.
+TileCosts main_tile_costs(const KernelParams& p, double kv_share) {
+  TileCosts c;
+  c.full_us = p.full_tile_us.value;
+  c.partial_us = p.partial_tile_us.value;
+  c.outer_us = p.row_us.value;
+  c.slice_us = p.slice_us ? p.slice_us->value : 0.0;
+  // K/V tiles are streamed per tile only by q-row items (a column item loads its K/V tile once).
+  c.kv_us = p.kv_tile_us && !is_column_item(p.work_item) ? p.kv_tile_us->value / kv_share : 0.0;
+  return c;
+}
+
+/// The tile costs of the dQ items of KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead: dq_tile_fraction of a dK/dV
+/// item's tile, the same per-item overhead.
+TileCosts dq_tile_costs(const KernelParams& p) {
+  const double f = p.dq_tile_fraction ? p.dq_tile_fraction->value : 0.0;
+  TileCosts c;
+  c.full_us = f * p.full_tile_us.value;
+  c.partial_us = f * p.partial_tile_us.value;
+  c.slice_us = f * (p.slice_us ? p.slice_us->value : 0.0);
+  c.outer_us = p.row_us.value;
+  return c;
+}
+
 /// Costs of one head's outer tiles (q-tile rows, or k-tile columns: the transpose of the same tiling) in launch
 /// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles;
 /// a costliest-first grid launches them in the work list's order (kernels/flash_work.cpp: tiles + 1/4 per
-/// boundary tile, stable, empty ones last). `kv_share`: the q heads that read each K/V tile together.
+/// boundary tile, stable, empty ones last).
 /// for_each_outer(visit) calls visit(OuterTile) for every outer tile in position order.
 template <class ForEachOuter>
-void append_outer_costs(const KernelParams& p, ForEachOuter&& for_each_outer, bool grid, double heads_in_item,
-                        double kv_share, std::vector<CostRun>& out) {
-  const double full_us = p.full_tile_us.value;
-  const double partial_us = p.partial_tile_us.value;
-  const double outer_us = p.row_us.value;
-  const double slice_us = p.slice_us ? p.slice_us->value : 0.0;
-  // K/V tiles are streamed per tile only by q-row items (a column item loads its K/V tile once).
-  const double kv_us = p.kv_tile_us && !is_column_item(p.work_item) ? p.kv_tile_us->value / kv_share : 0.0;
+void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&& for_each_outer, bool grid,
+                        double heads_in_item, std::vector<CostRun>& out) {
   const auto item_cost = [&](const OuterTile& t) {
-    return (static_cast<double>(t.tiles - t.partial) * full_us + static_cast<double>(t.partial) * partial_us +
-            t.partial_slices * slice_us + static_cast<double>(t.tiles) * kv_us + outer_us) *
+    return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
+            t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us + c.outer_us) *
            heads_in_item;
   };
   if (p.scheduler != KernelScheduler::kGridCostliestFirst) {
@@ -105,13 +132,13 @@ void append_outer_costs(const KernelParams& p, ForEachOuter&& for_each_outer, bo
 /// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
 /// its boundary tiles test are counted only when the kernel charges them (slice_us).
 template <class Visit>
-void for_each_outer_tile(const KernelParams& p, const std::vector<Slice>& list, const MaskTiling& tiling,
-                         int64_t seqlen_k, Visit&& visit) {
+void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vector<Slice>& list,
+                         const MaskTiling& tiling, int64_t seqlen_k, Visit&& visit) {
   const int64_t rows = tiling.num_q_tile_rows();
   const bool count_slices = p.slice_us && p.slice_us->value > 0;
   const std::vector<double> row_slices = count_slices ? slices_per_q_tile_row(list, rows, p.tile.q)
                                                       : std::vector<double>(static_cast<size_t>(rows), 0);
-  if (!is_column_item(p.work_item)) {
+  if (!by_column) {
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t partial = tiling.row_partial_tiles(r);
       visit(OuterTile{tiling.row_tiles(r), partial,
@@ -228,7 +255,12 @@ class SliceHeadTiles {
   int64_t full() const { return tiling_->counts().full; }
   int64_t partial() const { return tiling_->counts().partial; }
   template <class Visit>
-  void for_each_outer(Visit&& visit) const { for_each_outer_tile(params_, list(), *tiling_, seqlen_k_, visit); }
+  void for_each_outer(Visit&& visit) const {
+    for_each_outer_tile(params_, is_column_item(params_.work_item), list(), *tiling_, seqlen_k_, visit);
+  }
+  /// The q-tile rows, for the dQ items of KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead.
+  template <class Visit>
+  void for_each_q_row(Visit&& visit) const { for_each_outer_tile(params_, false, list(), *tiling_, seqlen_k_, visit); }
 
  private:
   const std::vector<Slice>& list() const { return params_.whole_sequence_band ? visited_ : given_; }
@@ -259,6 +291,11 @@ class CountedHeadTiles {
       visit(OuterTile{c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n],
                       c_.partial_slices.empty() ? 0.0 : c_.partial_slices[n]});
   }
+  /// Counts hold one kind of outer tile only: a kernel with both kinds never gets here (tile_counts_determine_cost).
+  template <class Visit>
+  void for_each_q_row(Visit&&) const {
+    LCAB_CHECK(false, "tile counts of one kind of outer tile cannot cost a kernel with both k-column and q-row items");
+  }
 
  private:
   const OuterTileCounts& c_;
@@ -278,6 +315,9 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
 KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q,
                                             int64_t seqlen_k, const AttentionShape& shape) const {
   LCAB_CHECK(!per_mask.empty(), "an attention call needs tile counts (one shared mask, or one per kv head)");
+  LCAB_CHECK(tile_counts_determine_cost(), "kernel " << params_.impl << " " << params_.pass
+                                                     << ": its cost needs the slices, not tile counts (whole-sequence "
+                                                        "band, or both k-column and q-row items)");
   const int64_t outer = is_column_item(params_.work_item) ? (seqlen_k + params_.tile.k - 1) / params_.tile.k
                                                           : (seqlen_q + params_.tile.q - 1) / params_.tile.q;
   for (const OuterTileCounts& c : per_mask)
@@ -285,9 +325,6 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
                    (c.partial.empty() || c.partial.size() == c.tiles.size()) &&
                    (c.partial_slices.empty() || c.partial_slices.size() == c.tiles.size()),
                "tile counts need one entry per outer tile of the call: " << outer << ", got " << c.tiles.size());
-  LCAB_CHECK(tile_counts_determine_cost(), "kernel " << params_.impl << " " << params_.pass
-                                                     << " visits whole sequences (whole_sequence_band): its cost "
-                                                        "needs the slices, not tile counts");
   if (params_.slice_us && params_.slice_us->value > 0) {
     // Boundary tiles pay per slice of their q-tile row: counts without partial_slices are exact only without
     // boundary tiles (tile-aligned full blocks, what the grid tilers produce).
@@ -314,11 +351,14 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   const int64_t heads_per_mask = shape.heads / masks;
   const bool grid = params_.scheduler != KernelScheduler::kPersistentLongestFirst;
   // Items per head mask: per q head, or per kv head with the GQA group's q heads in one item.
-  const bool per_kv_head = params_.work_item == KernelWorkItem::kKColumnPerKvHead;
+  const bool per_kv_head = params_.work_item == KernelWorkItem::kKColumnPerKvHead ||
+                           params_.work_item == KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead;
+  const bool dq_rows = has_dq_rows(params_.work_item);
   const int64_t group = shape.heads / shape.kv_heads;
   const int64_t items_per_outer = per_kv_head ? heads_per_mask / group : heads_per_mask;
   const double heads_in_item = per_kv_head ? static_cast<double>(group) : 1.0;
-  const double kv_share = static_cast<double>(group);
+  const TileCosts main_costs = main_tile_costs(params_, static_cast<double>(group));
+  const TileCosts dq_costs = dq_tile_costs(params_);
 
   const auto outer_tiles = [&](int64_t sq, int64_t sk) {
     return is_column_item(params_.work_item) ? (sk + params_.tile.k - 1) / params_.tile.k
@@ -334,12 +374,24 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
     if (head.empty()) {
-      if (grid) per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
+      if (grid) {
+        per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
+        if (dq_rows) per_mask_runs.push_back({params_.row_us.value, group * ((seqlen_q + params_.tile.q - 1) / params_.tile.q)});
+      }
     } else {
       result.full_tiles += head.full() * heads_per_mask * shape.batch;
       result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
-      append_outer_costs(params_, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item, kv_share,
+      append_outer_costs(params_, main_costs, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item,
                          per_mask_runs);
+      if (dq_rows) {
+        // After the kv head's dK/dV columns, the dQ rows of each q head of its group (q-tile row fastest).
+        const size_t dq_begin = per_mask_runs.size();
+        append_outer_costs(params_, dq_costs, [&](auto&& visit) { head.for_each_q_row(visit); }, grid, 1.0,
+                           per_mask_runs);
+        const size_t dq_end = per_mask_runs.size();
+        for (int64_t h = 1; h < group; ++h)
+          for (size_t n = dq_begin; n < dq_end; ++n) per_mask_runs.push_back(per_mask_runs[n]);
+      }
     }
     if (grid) {
       // Launch order: outer tile fastest, then head; the heads of this mask are consecutive.

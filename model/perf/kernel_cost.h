@@ -19,7 +19,9 @@
 // A grid launch runs every outer tile (an empty one still writes zeros: row_us); a persistent kernel's work
 // list holds only items with tiles. A long document's k column under GQA is one long serial item: with packed
 // documents at few kv heads the busiest slot, not the total work, sets the backward's time. A call with no tile at all is never launched and costs 0.
-// The backward pass has its own parameters (per-tile costs, work item).
+// The backward pass has its own parameters (per-tile costs, work item). FlexAttention's backward launches two kinds
+// of CTA in one grid (KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead): per kv head its k-tile columns over the GQA
+// group (dK, dV), then a q-tile row item per q head (dQ) whose tiles cost dq_tile_fraction of a dK/dV tile.
 #pragma once
 
 #include <cstdint>
@@ -96,7 +98,11 @@ class KernelCostModel {
   /// kernel that visits whole sequences (whole_sequence_band widens the slices before tiling), so that callers
   /// counting tiles without slices fall back to cost(). With slice_us, counts are exact only without boundary
   /// tiles (cost_from_tiles checks).
-  bool tile_counts_determine_cost() const { return !params_.whole_sequence_band; }
+  /// Also false for a kernel with both k-column and q-row items (KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead):
+  /// counts hold one kind of outer tile.
+  bool tile_counts_determine_cost() const {
+    return !params_.whole_sequence_band && params_.work_item != KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead;
+  }
   /// Self-attention over a whole mask.
   KernelCost cost(const Mask& mask, const AttentionShape& shape) const;
   /// As cost(), remembering results by content: equal (slices, lengths, shape) are costed once. The planner's

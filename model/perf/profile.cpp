@@ -42,7 +42,8 @@ constexpr std::pair<KernelScheduler, const char*> kSchedulerNames[] = {
 constexpr std::pair<KernelWorkItem, const char*> kWorkItemNames[] = {
     {KernelWorkItem::kQRowPerHead, "q_row_per_head"},
     {KernelWorkItem::kKColumnPerHead, "k_column_per_head"},
-    {KernelWorkItem::kKColumnPerKvHead, "k_column_per_kv_head"}};
+    {KernelWorkItem::kKColumnPerKvHead, "k_column_per_kv_head"},
+    {KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead, "k_column_per_kv_head_and_q_row_per_head"}};
 constexpr std::pair<CollectiveOp, const char*> kOpNames[] = {
     {CollectiveOp::kSendRecv, "send_recv"},       {CollectiveOp::kAllToAll, "all_to_all"},
     {CollectiveOp::kAllGather, "all_gather"},     {CollectiveOp::kReduceScatter, "reduce_scatter"},
@@ -215,6 +216,7 @@ void validate_profile(const HardwareProfile& p) {
     LCAB_CHECK(k.sustained_slowdown.has_value() == k.sustained_rate_per_us.has_value(),
                "profile: " << label << ": sustained_slowdown and sustained_rate_per_us come together");
     if (k.host_floor_us) check_non_negative(*k.host_floor_us, label + " host_floor_us");
+    if (k.dq_tile_fraction) check_non_negative(*k.dq_tile_fraction, label + " dq_tile_fraction");
   }
   for (CollectiveOp op : kAllCollectiveOps) {
     for (LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
@@ -282,6 +284,7 @@ json to_json(const HardwareProfile& p) {
     if (k.sustained_slowdown) kernels.back()["sustained_slowdown"] = write_sourced(*k.sustained_slowdown);
     if (k.sustained_rate_per_us) kernels.back()["sustained_rate_per_us"] = write_sourced(*k.sustained_rate_per_us);
     if (k.host_floor_us) kernels.back()["host_floor_us"] = write_sourced(*k.host_floor_us);
+    if (k.dq_tile_fraction) kernels.back()["dq_tile_fraction"] = write_sourced(*k.dq_tile_fraction);
   }
   j["kernels"] = kernels;
   json collectives = json::array();
@@ -363,7 +366,8 @@ HardwareProfile profile_from_json(const json& j) {
     for (auto [name, member] : {std::pair{"kv_expand_bytes_per_element", &KernelParams::kv_expand_bytes_per_element},
                                 std::pair{"sustained_slowdown", &KernelParams::sustained_slowdown},
                                 std::pair{"sustained_rate_per_us", &KernelParams::sustained_rate_per_us},
-                                std::pair{"host_floor_us", &KernelParams::host_floor_us}})
+                                std::pair{"host_floor_us", &KernelParams::host_floor_us},
+                                std::pair{"dq_tile_fraction", &KernelParams::dq_tile_fraction}})
       if (e.contains(name)) k.*member = read_sourced(e, path, name);
     if (e.contains("whole_sequence_band")) {
       LCAB_CHECK(e["whole_sequence_band"].is_boolean(), "profile: " << path << ".whole_sequence_band must be true or false");

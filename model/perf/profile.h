@@ -104,8 +104,13 @@ enum class KernelWorkItem : uint8_t {
   kKColumnPerHead = 1,   ///< one k-tile column of one q head against its q tiles (FlashAttention-2/3 backward)
   kKColumnPerKvHead = 2, ///< one k-tile column of one kv head, looping over the q heads of its GQA group
                          ///< (lcab_flash backward): the item's cost is the group's q heads' tiles, in series
+  kKColumnPerKvHeadAndQRowPerHead = 3,  ///< two kinds of CTA in one grid (FlexAttention's backward): per kv head
+                         ///< first one k-tile column item looping over the GQA group's q heads (dK, dV), then one
+                         ///< q-tile row item per q head of the group (dQ), q-tile row fastest; a dQ item's tiles
+                         ///< cost KernelParams::dq_tile_fraction times a dK/dV tile of one head
 };
 std::string_view to_string(KernelWorkItem item);  ///< "q_row_per_head" | "k_column_per_head" | "k_column_per_kv_head"
+                                                   ///< | "k_column_per_kv_head_and_q_row_per_head"
 KernelWorkItem parse_kernel_work_item(std::string_view name);
 
 /// Cost parameters of one kernel implementation for one pass, head dim and dtype.
@@ -156,6 +161,11 @@ struct KernelParams {
   /// dispatcher path; compiled FlexAttention: guards and the Triton launcher) when the GPU would finish its work
   /// sooner and waits for the host (records timed with CUDA events around the call).
   std::optional<Sourced> host_floor_us;
+  /// dq_tile_fraction: for KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead, a dQ item's tile (full or boundary)
+  /// costs this fraction of the same tile in a dK/dV item (per q head); >= 0. FlexAttention's backward recomputes
+  /// Q K^T and dO V^T in both kinds of CTA and does one more product (dQ = dS K) in the dQ CTA, two (dV, dK) in the
+  /// dK/dV one. Absent: 0 (the dQ items cost their row_us only).
+  std::optional<Sourced> dq_tile_fraction;
   bool has_sustained_clocks() const { return sustained_slowdown && sustained_rate_per_us; }
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
 };

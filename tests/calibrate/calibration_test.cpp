@@ -88,6 +88,36 @@ TEST(Calibration, RecoversSustainedClocksFromCallsOfSeveralDurations) {
   EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
 }
 
+TEST(Calibration, RecoversTheDqTileFractionOfAFlexStyleBackward) {
+  // Truth: a backward with dK/dV columns over the GQA group and dQ rows per q head (FlexAttention's grid), dQ tiles
+  // at 0.4 of a dK/dV tile; GQA and MHA records (the group changes which items are long). Started at 0.75.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::KernelParams& bwd = const_cast<perf::KernelParams&>(truth.kernel("lcab_flash", "bwd", 128, "bf16"));
+  bwd.scheduler = perf::KernelScheduler::kGridWaves;
+  bwd.work_item = perf::KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead;
+  bwd.dq_tile_fraction = perf::Sourced{0.4, "truth"};
+  std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"bwd"}, SyntheticOptions{});
+  const RecordPredictor predictor;
+  const size_t gqa = records.size();
+  for (size_t n = 0; n < gqa; ++n) {
+    Record mha = records[n];
+    mha.key.kv_heads = 64;
+    mha.time_ms->median = predictor.predict_ms(truth, mha);
+    records.push_back(mha);
+  }
+  perf::HardwareProfile base = base_profile();
+  perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "bwd", 128, "bf16"));
+  start.scheduler = perf::KernelScheduler::kGridWaves;
+  start.work_item = perf::KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead;
+  start.dq_tile_fraction = perf::Sourced{0.75, "start"};
+  const CalibrationResult result = calibrate(records, base, options_with_input(), predictor);
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::KernelParams& f = result.profile.kernel("lcab_flash", "bwd", 128, "bf16");
+  ASSERT_TRUE(f.dq_tile_fraction.has_value());
+  EXPECT_NEAR(f.dq_tile_fraction->value, 0.4, 0.01);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
+}
+
 TEST(Calibration, AnOptionalTermTheRecordsCannotDetermineLeavesOnlyItself) {
   // kv_expand_bytes_per_element is charged under GQA only: records that are all MHA cannot determine it. That term
   // leaves the entry; the sustained clocks (at 0 in the truth) stay and are fitted with the base terms.

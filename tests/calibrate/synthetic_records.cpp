@@ -68,6 +68,7 @@ perf::HardwareProfile without_optional_terms(perf::HardwareProfile profile) {
     k.sustained_slowdown.reset();
     k.sustained_rate_per_us.reset();
     k.host_floor_us.reset();
+    k.dq_tile_fraction.reset();
   }
   return profile;
 }

@@ -99,6 +99,40 @@ TEST(PerfKernelCost, KColumnPerKvHeadRunsTheGqaGroupInSeries) {
   EXPECT_DOUBLE_EQ(by_kv_head.slots.busy_total_us, by_row.slots.busy_total_us);
 }
 
+TEST(PerfKernelCost, FlexBackwardHasDkDvColumnsOverTheGroupAndDqRowsPerHead) {
+  // FlexAttention's backward grid: per kv head, k-column items over the GQA group's 4 q heads (dK, dV), then one
+  // q-row item per q head (dQ) whose tiles cost dq_tile_fraction = 0.5 of a dK/dV tile. Causal S = 512, 128 x 128:
+  // column 0 = 4 x (3 full + 1 partial + row) = 4 x (3 + 2 + 0.5) = 22 us, the longest item; dQ row 3 =
+  // 0.5 x (3 + 2) + 0.5 = 3 us. Per head 6 full and 4 partial tiles: dK/dV 4 x (6 + 8 + 4 x 0.5) = 64 us,
+  // dQ 4 x (0.5 x 14 + 4 x 0.5) = 36 us.
+  const std::vector<std::vector<Slice>> causal{{Slice{0, 512, 0, 512, SliceType::kCausal}}};
+  KernelParams flex = simple_kernel("bwd", KernelScheduler::kGridWaves);
+  flex.work_item = KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead;
+  flex.dq_tile_fraction = Sourced{0.5, "test"};
+  const KernelCost wide = KernelCostModel(flex, 100).cost(causal, 512, 512, heads_shape(4, 1));
+  EXPECT_DOUBLE_EQ(wide.time_us, 3.0 + 22.0);
+  EXPECT_EQ(wide.work_items, 4 + 4 * 4);  // 4 k columns + 4 q rows x 4 q heads
+  EXPECT_DOUBLE_EQ(wide.slots.busy_total_us, 64.0 + 36.0);
+  // Launch order on 4 slots: the columns 22, 18, 14, 10 us (4 x (3 - c full + 1 partial + row)) first, then the
+  // dQ rows 1.5, 2, 2.5, 3 us of each head, each to the first free slot: loads 26.5, 24, 25.5, 24 (the same items
+  // longest first would give 25.5).
+  const KernelCost narrow = KernelCostModel(flex, 4).cost(causal, 512, 512, heads_shape(4, 1));
+  EXPECT_DOUBLE_EQ(narrow.time_us, 3.0 + 26.5);
+  // Without the fraction the dQ items cost their row only; MHA makes every dK/dV item one head's.
+  flex.dq_tile_fraction.reset();
+  EXPECT_DOUBLE_EQ(KernelCostModel(flex, 100).cost(causal, 512, 512, heads_shape(4, 1)).slots.busy_total_us,
+                   64.0 + 16 * 0.5);
+  flex.dq_tile_fraction = Sourced{0.5, "test"};
+  const KernelCost mha = KernelCostModel(flex, 100).cost(causal, 512, 512, heads_shape(4, 4));
+  EXPECT_DOUBLE_EQ(mha.time_us, 3.0 + 5.5);
+  EXPECT_EQ(mha.work_items, 4 * 4 + 4 * 4);
+  // Tile counts of one kind of outer tile cannot cost it.
+  const KernelCostModel model(flex, 100);
+  EXPECT_FALSE(model.tile_counts_determine_cost());
+  const OuterTileCounts counts{{4, 3, 2, 1}, {1, 1, 1, 1}, 512.0 * 513 / 2, {}};
+  EXPECT_THROW(model.cost_from_tiles(std::span(&counts, 1), 512, 512, heads_shape(4, 1)), Error);
+}
+
 TEST(PerfKernelCost, QPassesAddBytesOverHbm) {
   // 14 bytes per q element at 1e12 B/s: S = 1024 x 8 heads x hd 128 x 14 B = 14.68 MB -> 14.68 us on top.
   KernelParams k = simple_kernel("bwd");
