@@ -181,10 +181,13 @@ SUSTAINED_CLOCKS = ("fwd",)
 # tau near 10 ms (s 0.25); assumed the same on H200.
 SUSTAINED_TAU_US = 10000.0
 # Records timed with CUDA events around a PyTorch call include the host's dispatch where the GPU waits for it:
-# compiled FlexAttention's forward call (guards, block mask, Triton launcher) outlasts its GPU work at 1K. Not its
-# backward (autograd's dispatch and 1K GPU times of 0.3-0.6 ms are alike: the floor fitted there made held-out
-# errors worse, 11.1 / 32.0 against 10.4 / 29.4), nor SDPA (1K times scatter by +-50 us either way).
-HOST_FLOOR = (("torch_flex", "fwd"),)
+# compiled FlexAttention's forward call (guards, block mask, Triton launcher) outlasts its GPU work at 1K, and so does
+# its backward (autograd's engine and the compiled backward graph's dispatch: 1K backward calls take 0.3-0.6 ms
+# whatever the mask). Under the earlier q-row backward model a fitted launch_us of 180-320 us stood in for that floor
+# (and a floor made held-out errors worse, 11.1 / 32.0 against 10.4 / 29.4); with the backward's own grid the fitted
+# launch is 9-26 us and the floor takes 1K (flex-only kfold 8.80 / 36.78 -> 6.50 / 22.22). Not SDPA (1K times scatter
+# by +-50 us either way).
+HOST_FLOOR = (("torch_flex", "fwd"), ("torch_flex", "bwd"))
 # FlexAttention's backward: a dQ CTA's block costs a fraction of a dK/dV CTA's (both recompute Q K^T and dO V^T;
 # dQ does one more product, dK/dV two).
 DQ_TILE_FRACTION = (("torch_flex", "bwd"),)
