@@ -117,12 +117,21 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
     return Entry{kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
   };
   cp::MaskResolver resolver(*wl.mask);
+  std::vector<std::vector<int>> lists_of;  // per group: the head lists its items read (UlyssesRingProgram::item)
+  for (int g = 0; g < groups(); ++g)
+    lists_of.push_back(cp::head_lists_for(resolver, program.kv_heads(group_members_[static_cast<size_t>(g)])));
+  // An item whose head lists hold no slice has no cell (make_item gives std::nullopt): it is not made at all.
+  const auto no_cell = [&](int g, int64_t source) {
+    for (int h : lists_of[static_cast<size_t>(g)])
+      if (!resolver.result()[static_cast<size_t>(h)][static_cast<size_t>(source)].empty()) return false;
+    return true;
+  };
   std::vector<int32_t> row_kinds(static_cast<size_t>(R));
   for (int64_t pos = 0; pos < R; ++pos) {
     resolver.resolve(program.sharding().positions[pos], program.index_of_positions());
     for (int g = 0; g < groups(); ++g) {
       for (int64_t source = 0; source < R; ++source) {
-        const Entry e = entry_of(program.item(resolver, group_members_[g], source));
+        const Entry e = no_cell(g, source) ? Entry{} : entry_of(program.item(resolver, group_members_[g], source));
         entries_[index(g, pos, source)] = e;
         row_kinds[static_cast<size_t>(source)] = e.kind;
       }
