@@ -270,8 +270,10 @@ TEST(PerfGridItems, ReusedBuffersGiveWhatFreshOnesGive) {
       const size_t q = (state >> 33) % maps.size(), k = (state >> 40) % maps.size();
       const int64_t a = static_cast<int64_t>((state >> 20) % 5) * 128;
       // One q tile against two k chunks of a sparse mask every other time: some items have no cell.
-      const int64_t b = n % 2 ? a + 128 : std::max<int64_t>(a + 128, length - static_cast<int64_t>((state >> 50) % 5) * 128);
-      const std::vector<int> heads = n % 3 == 0 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{static_cast<int>(n % 4)};
+      const int64_t cut = static_cast<int64_t>((state >> 50) % 5) * 128;
+      const int64_t b = n % 2 ? a + 128 : std::max<int64_t>(a + 128, length - cut);
+      const std::vector<int> heads =
+          n % 3 == 0 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{static_cast<int>(n % 4)};
       const std::optional<GridItem> fresh = tiler.item(maps[q], a, b, maps[k], heads);
       const bool got = tiler.item_into(maps[q], a, b, maps[k], heads, reused, scratch);
       ASSERT_EQ(fresh.has_value(), got) << n;
