@@ -29,6 +29,18 @@ uint64_t masked_word(const uint64_t* words, int64_t w, int64_t begin, int64_t en
   return x;
 }
 
+// Set bits of words [begin, end) of a line. Built twice, with POPCNT and for baseline x86-64, the loader picking
+// the first the CPU runs (GCC function multiversioning): libgcc's software popcount otherwise, since the project
+// builds for baseline x86-64 and binaries must run on any x86-64 host.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+int64_t count_bits(const uint64_t* words, int64_t begin, int64_t end) {
+  int64_t n = 0;
+  for (int64_t w = begin >> 6; w <= (end - 1) >> 6; ++w) n += std::popcount(masked_word(words, w, begin, end));
+  return n;
+}
+
 }  // namespace
 
 bool TileGrid::aligned(const Mask& mask, TileShape shape) {
@@ -71,10 +83,7 @@ int64_t TileGrid::count(int head, int64_t line, int64_t begin, int64_t end) cons
   begin = std::max<int64_t>(begin, 0);
   end = std::min(end, line_length_);
   if (begin >= end) return 0;
-  const uint64_t* words = line_words(head, line);
-  int64_t n = 0;
-  for (int64_t w = begin >> 6; w <= (end - 1) >> 6; ++w) n += std::popcount(masked_word(words, w, begin, end));
-  return n;
+  return count_bits(line_words(head, line), begin, end);
 }
 
 int64_t TileGrid::first(int head, int64_t line, int64_t begin, int64_t end) const {

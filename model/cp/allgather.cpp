@@ -62,10 +62,17 @@ Schedule build(const CpConfig& config, Pass pass, const ComputeItemMaker* maker)
     lists_of = head_lists_for(*resolver, kv_heads);
   }
   // The keys of step 1 with a maker: the gathered buffer's rows, the rank's own rows as pads.
+  // (Appended segment by segment: concatenate() of a copy of every block would allocate P maps per rank.)
   const auto others_of = [&](int r) {
-    std::vector<TokenMap> blocks = sharding.positions;
-    blocks[r].segments = {Segment{-1, t, true}};
-    return concatenate(blocks);
+    TokenMap others;
+    for (int j = 0; j < P; ++j) {
+      if (j == r) {
+        others.append(Segment{-1, t, true});
+        continue;
+      }
+      for (const Segment& seg : sharding.positions[static_cast<size_t>(j)].segments) others.append(seg);
+    }
+    return others;
   };
   // The item of rank r at `step` from the resolved mask (the resolver holds rank r's rows).
   const auto resolved_item = [&](int r, int step) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/cp/schedule_items.h"
 #include "model/error.h"
 #include "model/perf/grid_schedule.h"
 #include "model/perf/lockstep_simulator.h"
@@ -88,7 +89,7 @@ CpCostModels CpPredictor::Built::models(const HardwareProfile& profile, const Ke
 }
 
 CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
-                                      const KernelCostModel& model, bool on_grid) {
+                                      const KernelCostModel& model, bool on_grid, const cp::Schedule* items_from) {
   Built b;
   if (on_grid && method.build_with_items) {
     std::optional<GridSchedule> counted =
@@ -99,6 +100,11 @@ CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpCo
       b.counted = true;
       return b;
     }
+  }
+  if (items_from && method.build_with_items) {
+    b.schedule = std::make_shared<cp::Schedule>(
+        method.build_with_items(cp::normalize_config(config), pass, cp::items_of(*items_from)));
+    return b;
   }
   b.schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, pass));
   return b;
@@ -124,11 +130,13 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
     }
     return prediction;
   }
+  std::shared_ptr<const cp::Schedule> resolved;  // the last pass's schedule resolved from the mask, for its items
   for (cp::Pass pass : passes) {
     const KernelCostModel& model = kernel_model(kernel.impl, pass, prediction.config.workload.head_dim, kernel.dtype);
     // Kept schedules (timelines) keep their items' slices.
-    Built built = build(method, prediction.config, pass, model, !options.keep_schedules);
+    Built built = build(method, prediction.config, pass, model, !options.keep_schedules, resolved.get());
     std::shared_ptr<cp::Schedule> schedule = std::move(built.schedule);
+    if (!built.counted) resolved = schedule;
     PassPrediction p;
     p.pass = pass;
     p.simulation = simulate(*schedule, built.models(profile_, model, comm),
@@ -162,10 +170,12 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
     b.work = static_cast<double>(b.config.gpus * passes.size());
     b.passes = passes;
     if (!with_time_bound) return b;
+    std::shared_ptr<const cp::Schedule> resolved;  // the last pass's schedule resolved from the mask, for its items
     for (cp::Pass pass : passes) {
       const KernelCostModel& model = kernel_model(kernel.impl, pass, b.config.workload.head_dim, kernel.dtype);
-      const Built built = build(method, b.config, pass, model, true);
+      const Built built = build(method, b.config, pass, model, true, resolved.get());
       pass_bounds.push_back(perf::bound(*built.schedule, built.models(profile_, model, comm)));
+      if (!built.counted) resolved = built.schedule;
     }
   }
   b.passes = passes;

@@ -99,8 +99,10 @@ class CpPredictor {
     /// The cost models of a simulation of this schedule (item_kernel_costs set when counted).
     CpCostModels models(const HardwareProfile& profile, const KernelCostModel& model, const CommCostModel& comm) const;
   };
+  /// items_from: a schedule of the same config in another pass whose items a method with build_with_items reuses
+  /// (cp::items_of) instead of resolving the mask again; null to resolve.
   Built build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass, const KernelCostModel& model,
-              bool on_grid);
+              bool on_grid, const cp::Schedule* items_from = nullptr);
   Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                     const std::vector<cp::Pass>& passes);
 

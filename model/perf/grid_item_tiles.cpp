@@ -8,61 +8,60 @@
 namespace lcab::perf {
 namespace {
 
-// Real rows of a token map within buffer rows [lo, hi), in tiles of `tile` rows: buffer tile, global tile, tiles.
-struct TileRunOfMap {
-  int64_t buffer = 0;
-  int64_t global = 0;
-  int64_t tiles = 0;
-};
+using TileRunOfMap = GridItemScratch::Run;
+using Span = std::pair<int64_t, int64_t>;
 
-std::vector<TileRunOfMap> tile_runs(const cp::TokenMap& map, int64_t tile, int64_t lo, int64_t hi) {
-  std::vector<TileRunOfMap> runs;
+// Real rows of a token map within buffer rows [lo, hi), in tiles of `tile` rows, into `runs`.
+void tile_runs(const cp::TokenMap& map, int64_t tile, int64_t lo, int64_t hi, std::vector<TileRunOfMap>& runs) {
+  runs.clear();
   int64_t row = 0;
   for (const cp::Segment& s : map.segments) {
     const int64_t a = std::max(lo, row), b = std::min(hi, row + s.length);
     if (a < b && !s.pad) runs.push_back({a / tile, (s.global_begin + a - row) / tile, (b - a) / tile});
     row += s.length;
   }
-  return runs;
 }
 
-// Global tile of each buffer tile in [first, first + n) (-1: pad or outside the map).
-std::vector<int64_t> global_tiles(const std::vector<TileRunOfMap>& runs, int64_t first, int64_t n) {
-  std::vector<int64_t> out(static_cast<size_t>(n), -1);
+// Global tile of each buffer tile in [first, first + n) (-1: pad or outside the map), into `out`.
+void global_tiles(const std::vector<TileRunOfMap>& runs, int64_t first, int64_t n, std::vector<int64_t>& out) {
+  out.assign(static_cast<size_t>(n), -1);
   for (const TileRunOfMap& r : runs)
     for (int64_t i = std::max(r.buffer, first); i < std::min(r.buffer + r.tiles, first + n); ++i)
       out[static_cast<size_t>(i - first)] = r.global + (i - r.buffer);
-  return out;
 }
 
 // Positions (global tiles) of a line given by runs, counted run by run or, when the runs cover most of the line
-// (an allgather item's keys: every rank's block but one), as the whole line minus the gaps between them.
+// (an allgather item's keys: every rank's block but one), as the whole line minus the gaps between them. Lives in
+// the two buffers it is given.
 class PositionSet {
  public:
-  PositionSet(const std::vector<TileRunOfMap>& runs, int64_t line_length) : line_length_(line_length) {
-    for (const TileRunOfMap& r : runs) direct_.push_back({r.global, r.global + r.tiles});
-    std::sort(direct_.begin(), direct_.end());
-    std::vector<std::pair<int64_t, int64_t>> gaps;
+  PositionSet(const std::vector<TileRunOfMap>& runs, int64_t line_length, std::vector<Span>& direct,
+              std::vector<Span>& gaps)
+      : line_length_(line_length), spans_(&direct) {
+    direct.clear();
+    gaps.clear();
+    for (const TileRunOfMap& r : runs) direct.push_back({r.global, r.global + r.tiles});
+    if (!std::is_sorted(direct.begin(), direct.end())) std::sort(direct.begin(), direct.end());
     int64_t covered = 0;
-    for (const auto& [begin, end] : direct_) {
+    for (const auto& [begin, end] : direct) {
       if (begin > covered) gaps.push_back({covered, begin});
       covered = std::max(covered, end);
     }
     if (covered < line_length) gaps.push_back({covered, line_length});
-    if (gaps.size() + 1 < direct_.size()) {
-      direct_ = std::move(gaps);
+    if (gaps.size() + 1 < direct.size()) {
+      spans_ = &gaps;
       complement_ = true;
     }
   }
   int64_t count(const TileGrid& grid, int head, int64_t line) const {
     int64_t n = complement_ ? grid.count(head, line, 0, line_length_) : 0;
-    for (const auto& [begin, end] : direct_) n += (complement_ ? -1 : 1) * grid.count(head, line, begin, end);
+    for (const auto& [begin, end] : *spans_) n += (complement_ ? -1 : 1) * grid.count(head, line, begin, end);
     return n;
   }
 
  private:
   int64_t line_length_;
-  std::vector<std::pair<int64_t, int64_t>> direct_;  ///< the runs, or the gaps when complement_
+  const std::vector<Span>* spans_;  ///< the runs, or the gaps when complement_
   bool complement_ = false;
 };
 
@@ -97,36 +96,62 @@ bool GridItemTiler::aligned(const cp::TokenMap& map, bool kv) const {
 
 std::optional<GridItem> GridItemTiler::item(const cp::TokenMap& q_map, int64_t q_begin, int64_t q_end,
                                             const cp::TokenMap& k_map, const std::vector<int>& head_lists) const {
+  GridItemScratch scratch;
+  GridItem out;
+  if (!item_into(q_map, q_begin, q_end, k_map, head_lists, out, scratch)) return std::nullopt;
+  return out;
+}
+
+bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_t q_end, const cp::TokenMap& k_map,
+                              const std::vector<int>& head_lists, GridItem& out, GridItemScratch& scratch) const {
   // Bounding box from the main grid: lines with a tile on one axis, first and last touched positions on the other.
+  // Every line of every head list is counted here, once: the main grid's pass reads its counts from this.
+  constexpr int64_t kAll = std::numeric_limits<int64_t>::max();
   const bool rows = main_->lines() == TileGrid::Lines::kRows;
   const int64_t bq = main_->shape().q, bk = main_->shape().k;
-  const std::vector<TileRunOfMap> line_runs =
-      rows ? tile_runs(q_map, bq, q_begin, q_end) : tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max());
-  const std::vector<TileRunOfMap> position_runs =
-      rows ? tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max()) : tile_runs(q_map, bq, q_begin, q_end);
-  // Lines with a tile, then the first (last) position runs in buffer order holding one.
-  const PositionSet positions(position_runs, main_->line_length());
-  std::vector<int64_t> lines;  // global lines with a tile
-  int64_t line_lo = std::numeric_limits<int64_t>::max(), line_hi = -1;
+  std::vector<TileRunOfMap>& line_runs = scratch.line_runs;
+  std::vector<TileRunOfMap>& position_runs = scratch.position_runs;
+  if (rows) {
+    tile_runs(q_map, bq, q_begin, q_end, line_runs);
+    tile_runs(k_map, bk, 0, kAll, position_runs);
+  } else {
+    tile_runs(k_map, bk, 0, kAll, line_runs);
+    tile_runs(q_map, bq, q_begin, q_end, position_runs);
+  }
+  const PositionSet positions(position_runs, main_->line_length(), scratch.direct, scratch.gaps);
+  const size_t heads = head_lists.size();
+  std::vector<int64_t>& lines = scratch.lines;  // global lines with a tile
+  std::vector<int64_t>& line_buffer = scratch.line_buffer;
+  std::vector<int64_t>& line_counts = scratch.line_counts;
+  lines.clear();
+  line_buffer.clear();
+  line_counts.clear();
+  int64_t line_lo = kAll, line_hi = -1;
   for (const TileRunOfMap& lr : line_runs) {
     for (int64_t i = 0; i < lr.tiles; ++i) {
       const int64_t line = lr.global + i;
       bool any = false;
-      for (size_t h = 0; h < head_lists.size() && !any; ++h) any = positions.count(*main_, head_lists[h], line) > 0;
+      for (size_t h = 0; h < heads; ++h) {
+        const int64_t n = positions.count(*main_, head_lists[h], line);
+        line_counts.push_back(n);
+        any = any || n > 0;
+      }
+      line_buffer.push_back(lr.buffer + i);
       if (!any) continue;
       lines.push_back(line);
       line_lo = std::min(line_lo, lr.buffer + i);
       line_hi = std::max(line_hi, lr.buffer + i + 1);
     }
   }
-  int64_t pos_lo = std::numeric_limits<int64_t>::max(), pos_hi = -1;
+  if (line_hi < 0) return false;
+  int64_t pos_lo = kAll, pos_hi = -1;
   for (const TileRunOfMap& pr : position_runs) {
     for (int64_t line : lines)
       for (int h : head_lists) {
         const int64_t f = main_->first(h, line, pr.global, pr.global + pr.tiles);
         if (f >= 0) pos_lo = std::min(pos_lo, pr.buffer + f - pr.global);
       }
-    if (pos_lo != std::numeric_limits<int64_t>::max()) break;
+    if (pos_lo != kAll) break;
   }
   for (auto pr = position_runs.rbegin(); pr != position_runs.rend(); ++pr) {
     for (int64_t line : lines)
@@ -136,57 +161,73 @@ std::optional<GridItem> GridItemTiler::item(const cp::TokenMap& q_map, int64_t q
       }
     if (pos_hi >= 0) break;
   }
-  if (line_hi < 0) return std::nullopt;
-  GridItem item;
-  item.q_rows = rows ? TokenRange{line_lo * bq, line_hi * bq} : TokenRange{pos_lo * bq, pos_hi * bq};
-  item.k_rows = rows ? TokenRange{pos_lo * bk, pos_hi * bk} : TokenRange{line_lo * bk, line_hi * bk};
+  out.q_rows = rows ? TokenRange{line_lo * bq, line_hi * bq} : TokenRange{pos_lo * bq, pos_hi * bq};
+  out.k_rows = rows ? TokenRange{pos_lo * bk, pos_hi * bk} : TokenRange{line_lo * bk, line_hi * bk};
 
   // Per pass: every outer tile of the item's local tiling, per head list.
   for (int p = 0; p < 2; ++p) {
     const TileGrid* g = grids_[p];
-    if (!g) continue;
+    std::vector<OuterTileCounts>& per_head = out.counts[p];
+    if (!g) {
+      per_head.clear();
+      continue;
+    }
     const int64_t tq = g->shape().q, tk = g->shape().k;
     const bool columns = column_items_[p];
     const int64_t outer_tile = columns ? tk : tq;
-    const TokenRange outer_rows = columns ? item.k_rows : item.q_rows;
+    const TokenRange outer_rows = columns ? out.k_rows : out.q_rows;
     const int64_t n = outer_rows.length() / outer_tile;
-    const std::vector<int64_t> outer_global =
-        global_tiles(columns ? tile_runs(k_map, tk, item.k_rows.begin, item.k_rows.end)
-                             : tile_runs(q_map, tq, item.q_rows.begin, item.q_rows.end),
-                     outer_rows.begin / outer_tile, n);
-    const PositionSet inner(columns ? tile_runs(q_map, tq, item.q_rows.begin, item.q_rows.end)
-                                    : tile_runs(k_map, tk, item.k_rows.begin, item.k_rows.end),
-                            g->line_length());
-    std::vector<OuterTileCounts>& per_head = item.counts[p];
-    per_head.resize(head_lists.size());
-    for (size_t h = 0; h < head_lists.size(); ++h) {
-      OuterTileCounts& c = per_head[h];
+    per_head.resize(heads);
+    for (OuterTileCounts& c : per_head) {
       c.tiles.assign(static_cast<size_t>(n), 0);
-      int64_t touched = 0;
-      for (int64_t o = 0; o < n; ++o) {
-        const int64_t line = outer_global[static_cast<size_t>(o)];
-        if (line < 0) continue;
-        const int64_t t = inner.count(*g, head_lists[h], line);
-        c.tiles[static_cast<size_t>(o)] = t;
-        touched += t;
+      c.partial.clear();
+      c.partial_slices.clear();
+    }
+    if (g == main_) {
+      // The item's outer tiles are the main grid's lines [line_lo, line_hi) in buffer tiles; positions outside
+      // the bounding box hold no tile of any line with a tile, so the counts over all positions are the item's.
+      for (size_t i = 0; i < line_buffer.size(); ++i) {
+        const int64_t o = line_buffer[i] - line_lo;
+        if (o < 0 || o >= n) continue;
+        for (size_t h = 0; h < heads; ++h) per_head[h].tiles[static_cast<size_t>(o)] = line_counts[i * heads + h];
       }
+    } else {
+      if (columns) {
+        tile_runs(k_map, tk, out.k_rows.begin, out.k_rows.end, scratch.outer_runs);
+        tile_runs(q_map, tq, out.q_rows.begin, out.q_rows.end, scratch.inner_runs);
+      } else {
+        tile_runs(q_map, tq, out.q_rows.begin, out.q_rows.end, scratch.outer_runs);
+        tile_runs(k_map, tk, out.k_rows.begin, out.k_rows.end, scratch.inner_runs);
+      }
+      global_tiles(scratch.outer_runs, outer_rows.begin / outer_tile, n, scratch.outer_global);
+      const PositionSet inner(scratch.inner_runs, g->line_length(), scratch.direct, scratch.gaps);
+      for (size_t h = 0; h < heads; ++h)
+        for (int64_t o = 0; o < n; ++o) {
+          const int64_t line = scratch.outer_global[static_cast<size_t>(o)];
+          if (line >= 0) per_head[h].tiles[static_cast<size_t>(o)] = inner.count(*g, head_lists[h], line);
+        }
+    }
+    for (OuterTileCounts& c : per_head) {
+      int64_t touched = 0;
+      for (int64_t t : c.tiles) touched += t;
       c.area = static_cast<double>(touched * tq * tk);
     }
   }
-  return item;
+  return true;
 }
 
 int64_t GridItemTiler::cells_from_row(const cp::TokenMap& q_map, int64_t at, int64_t q_end, const cp::TokenMap& k_map,
                                       const std::vector<int>& head_lists) const {
   const bool rows = main_->lines() == TileGrid::Lines::kRows;
   const int64_t bq = main_->shape().q, bk = main_->shape().k;
-  const std::vector<TileRunOfMap> q_runs = tile_runs(q_map, bq, at, q_end);
-  const std::vector<TileRunOfMap> k_runs = tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max());
-  const std::vector<TileRunOfMap>& line_runs = rows ? q_runs : k_runs;
-  const PositionSet positions(rows ? k_runs : q_runs, main_->line_length());
+  GridItemScratch scratch;
+  tile_runs(q_map, bq, at, q_end, scratch.line_runs);
+  tile_runs(k_map, bk, 0, std::numeric_limits<int64_t>::max(), scratch.position_runs);
+  if (!rows) std::swap(scratch.line_runs, scratch.position_runs);
+  const PositionSet positions(scratch.position_runs, main_->line_length(), scratch.direct, scratch.gaps);
   int64_t tiles = 0;
   for (int h : head_lists)
-    for (const TileRunOfMap& lr : line_runs)
+    for (const TileRunOfMap& lr : scratch.line_runs)
       for (int64_t i = 0; i < lr.tiles; ++i) tiles += positions.count(*main_, h, lr.global + i);
   return tiles * bq * bk;
 }

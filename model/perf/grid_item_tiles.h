@@ -6,6 +6,8 @@
 // tile of the global grid.
 //
 // A block-sparse item costs O(outer tiles x segments x words) instead of O(slices), and nothing is materialized.
+// With a GridItemScratch kept across calls (one per thread), an item allocates nothing once the buffers have grown,
+// and the lines of the grid the bounding box is read from are counted once (the ring tables' millions of items).
 #pragma once
 
 #include <array>
@@ -26,6 +28,21 @@ struct GridItem {
   std::array<std::vector<OuterTileCounts>, 2> counts;  ///< [pass][head list]; empty for a pass not asked for
 };
 
+/// Buffers item() reuses between calls; one per thread (a tiler itself holds no mutable state).
+struct GridItemScratch {
+  struct Run {  ///< real rows of a token map in a window, in tiles: buffer tile, global tile, tiles
+    int64_t buffer = 0;
+    int64_t global = 0;
+    int64_t tiles = 0;
+  };
+  std::vector<Run> line_runs, position_runs, outer_runs, inner_runs;
+  std::vector<std::pair<int64_t, int64_t>> direct, gaps;  ///< a position set's runs and gaps (global tiles)
+  std::vector<int64_t> line_counts;   ///< [head list][line of line_runs, in order]: the main grid's counts
+  std::vector<int64_t> line_buffer;   ///< buffer tile of each line of line_runs
+  std::vector<int64_t> lines;         ///< global lines with a tile
+  std::vector<int64_t> outer_global;  ///< global tile of each outer tile of the item (-1: pad)
+};
+
 class GridItemTiler {
  public:
   /// grids[pass]: the grid of that pass's kernel model (lines kRows for q-row work items, kColumns otherwise, the
@@ -40,6 +57,10 @@ class GridItemTiler {
   /// or std::nullopt when it has no cell. Both maps must be aligned() and the window on tile bounds.
   std::optional<GridItem> item(const cp::TokenMap& q_map, int64_t q_begin, int64_t q_end, const cp::TokenMap& k_map,
                                const std::vector<int>& head_lists) const;
+  /// The same into `out` (its vectors reused; partial counts left empty), false when the item has no cell (`out`
+  /// then unspecified). Equal to item() value for value.
+  bool item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_t q_end, const cp::TokenMap& k_map,
+                 const std::vector<int>& head_lists, GridItem& out, GridItemScratch& scratch) const;
   /// Cells of the item at q buffer rows >= at (summed over head lists), for at on a tile bound of the q axis.
   int64_t cells_from_row(const cp::TokenMap& q_map, int64_t at, int64_t q_end, const cp::TokenMap& k_map,
                          const std::vector<int>& head_lists) const;

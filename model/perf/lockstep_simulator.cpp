@@ -556,16 +556,6 @@ std::vector<int64_t> node_pattern(const cp::Group& group, const CommCostModel& c
   return labels;
 }
 
-// The parts of the item of (g, position) against the block of `source` that the program's pass computes: the own
-// block's head and tail when it is cut, else the whole item.
-std::vector<cp::RingItemPart> parts_played(const cp::UlyssesRingProgram& program, const RingItemCosts& items, int g,
-                                           int64_t position, int64_t source) {
-  const bool cut = program.skeleton().pass == cp::Pass::kBackward && program.cuts_own_block() &&
-                   source == position && items.key_rows(g, position, source, cp::RingItemPart::kOwnTail);
-  if (cut) return {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail};
-  return {cp::RingItemPart::kWhole};
-}
-
 }  // namespace
 
 bool ulysses_members_equivalent(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
@@ -591,19 +581,15 @@ PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCo
   PassBound b;
   const double least_speed = std::min(1.0, models.overlap_slowdown);
   int64_t workspace = 0;
+  // Each position's items summed in source order, the own block as head and tail where the backward cuts it
+  // (RingItemCosts::row_total).
+  const bool cut_own = pass == cp::Pass::kBackward && program.cuts_own_block();
   for (int g = 0; g < items.groups(); ++g) {
     if (!group_used[g]) continue;
     for (int64_t position = 0; position < items.positions(); ++position) {
-      double attention_us = 0;
-      for (int64_t source = 0; source < items.positions(); ++source) {
-        for (cp::RingItemPart part : parts_played(program, items, g, position, source)) {
-          if (!items.key_rows(g, position, source, part)) continue;
-          const RingItemCosts::Cost& c = items.cost(pass, g, position, source, part);
-          attention_us += c.time_us;
-          workspace = std::max(workspace, c.workspace_bytes);
-        }
-      }
-      b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * attention_us);
+      const RingItemCosts::RowTotal& row = items.row_total(pass, g, position, cut_own);
+      workspace = std::max(workspace, row.workspace_bytes);
+      b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * row.attention_us);
     }
   }
   b.peak_mem_bytes = program.skeleton().peak_buffer_bytes() + workspace;

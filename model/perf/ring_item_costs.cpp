@@ -1,5 +1,6 @@
 #include "model/perf/ring_item_costs.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -116,17 +117,68 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
     return Entry{kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
   };
   cp::MaskResolver resolver(*wl.mask);
+  std::vector<std::vector<int>> lists_of;  // per group: the head lists its items read (UlyssesRingProgram::item)
+  for (int g = 0; g < groups(); ++g)
+    lists_of.push_back(cp::head_lists_for(resolver, program.kv_heads(group_members_[static_cast<size_t>(g)])));
+  // An item whose head lists hold no slice has no cell (make_item gives std::nullopt): it is not made at all.
+  const auto no_cell = [&](int g, int64_t source) {
+    for (int h : lists_of[static_cast<size_t>(g)])
+      if (!resolver.result()[static_cast<size_t>(h)][static_cast<size_t>(source)].empty()) return false;
+    return true;
+  };
+  std::vector<int32_t> row_kinds(static_cast<size_t>(R));
   for (int64_t pos = 0; pos < R; ++pos) {
     resolver.resolve(program.sharding().positions[pos], program.index_of_positions());
     for (int g = 0; g < groups(); ++g) {
-      for (int64_t source = 0; source < R; ++source)
-        entries_[index(g, pos, source)] = entry_of(program.item(resolver, group_members_[g], source));
-      if (own_parts_.empty()) continue;
-      for (cp::RingItemPart part : {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail})
-        own_parts_[(static_cast<size_t>(g) * R + pos) * 2 + (part == cp::RingItemPart::kOwnTail ? 1 : 0)] =
-            entry_of(program.item(resolver, group_members_[g], pos, part));
+      for (int64_t source = 0; source < R; ++source) {
+        const Entry e = no_cell(g, source) ? Entry{} : entry_of(program.item(resolver, group_members_[g], source));
+        entries_[index(g, pos, source)] = e;
+        row_kinds[static_cast<size_t>(source)] = e.kind;
+      }
+      if (!own_parts_.empty())
+        for (cp::RingItemPart part : {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail})
+          own_parts_[(static_cast<size_t>(g) * R + pos) * 2 + (part == cp::RingItemPart::kOwnTail ? 1 : 0)] =
+              entry_of(program.item(resolver, group_members_[g], pos, part));
+      total_row(g, pos, row_kinds);
     }
   }
+}
+
+void RingItemCosts::total_row(int group, int64_t position, const std::vector<int32_t>& kind_by_source) {
+  const int64_t R = positions_;
+  const Entry* own = own_parts_.empty() ? nullptr : &own_parts_[(static_cast<size_t>(group) * R + position) * 2];
+  for (int pass = 0; pass < 2; ++pass) {
+    if (!has_pass_[pass]) continue;
+    std::vector<RowTotal>& totals = row_totals_[pass];
+    if (totals.empty()) totals.assign(static_cast<size_t>(groups()) * R * 2, RowTotal{});
+    const std::vector<Cost>& costs = costs_[pass];
+    for (int cut = 0; cut < 2; ++cut) {
+      RowTotal t;
+      const auto add = [&](int32_t kind) {
+        if (kind < 0) return;
+        const Cost& c = costs[static_cast<size_t>(kind)];
+        t.attention_us += c.time_us;
+        t.workspace_bytes = std::max(t.workspace_bytes, c.workspace_bytes);
+      };
+      for (int64_t source = 0; source < R; ++source) {
+        if (cut && source == position && own && own[1].kind >= 0) {
+          add(own[0].kind);
+          add(own[1].kind);
+        } else {
+          add(kind_by_source[static_cast<size_t>(source)]);
+        }
+      }
+      totals[(static_cast<size_t>(group) * R + position) * 2 + static_cast<size_t>(cut)] = t;
+    }
+  }
+}
+
+const RingItemCosts::RowTotal& RingItemCosts::row_total(cp::Pass pass, int group, int64_t position,
+                                                        bool cut_own) const {
+  LCAB_CHECK(has_pass(pass), "the item costs were not made for the " << cp::to_string(pass) << " pass");
+  LCAB_CHECK(!cut_own || !own_parts_.empty(), "the item costs hold no own-block parts to cut");
+  return row_totals_[static_cast<int>(pass)][(static_cast<size_t>(group) * positions_ + position) * 2 +
+                                             (cut_own ? 1 : 0)];
 }
 
 size_t RingItemCosts::index(int group, int64_t position, int64_t source) const {

@@ -59,6 +59,17 @@ class RingItemCosts {
   const Cost& cost(cp::Pass pass, int group, int64_t position, int64_t source,
                    cp::RingItemPart part = cp::RingItemPart::kWhole) const;
 
+  /// A position's items against every source block, as the bound of a pass reads them (bound_lockstep): the sum
+  /// of their times in `pass`, added in source order (the own block as its head then its tail when `cut_own` and
+  /// the table holds a tail for it, as UlyssesRingProgram's backward plays it; items without a cell left out), and
+  /// the largest workspace among them. Summed once when the table is made, in the order the bound would sum them,
+  /// so equal to that sum bit for bit without reading R entries R apart.
+  struct RowTotal {
+    double attention_us = 0;
+    int64_t workspace_bytes = 0;
+  };
+  const RowTotal& row_total(cp::Pass pass, int group, int64_t position, bool cut_own) const;
+
   size_t distinct_items() const { return kinds_; }
   /// True when the items were counted on tile grids.
   bool counted_on_grids() const { return on_grids_; }
@@ -76,6 +87,8 @@ class RingItemCosts {
   bool cost_on_grids(const cp::UlyssesRingProgram& program, const std::array<const KernelCostModel*, 2>& models,
                      double pass_bytes_per_s, const std::array<std::shared_ptr<const TileGrid>, 2>& grids);
   const Entry& entry(int group, int64_t position, int64_t source, cp::RingItemPart part) const;
+  /// Sets row_totals_ of (group, position) from the kinds of its items by source (own parts already set).
+  void total_row(int group, int64_t position, const std::vector<int32_t>& kind_by_source);
 
   int64_t positions_ = 0;
   std::vector<int> group_of_member_;
@@ -83,6 +96,7 @@ class RingItemCosts {
   std::vector<Entry> entries_;          ///< [group][(position - source) mod R][position]
   std::vector<Entry> own_parts_;        ///< [group][position][head, tail] when the own block is cut
   std::array<std::vector<Cost>, 2> costs_;  ///< [pass][kind]
+  std::array<std::vector<RowTotal>, 2> row_totals_;  ///< [pass][group][position][cut_own]
   std::array<bool, 2> has_pass_{false, false};
   size_t kinds_ = 0;
   bool on_grids_ = false;

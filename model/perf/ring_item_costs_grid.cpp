@@ -40,7 +40,7 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
   }
   CountedKinds kinds;
   std::vector<int64_t> key;
-  const auto entry_of = [&](const std::optional<GridItem>& item, int g) {
+  const auto entry_of = [&](const GridItem* item, int g) {
     if (!item) return Entry{};
     const int64_t u = group_members_[static_cast<size_t>(g)];
     cp::ComputeItem ci;  // what the executor's passes and the shape read: rows and heads
@@ -67,28 +67,43 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
 
   const int64_t R = positions_;
   const int64_t rows = program.sharding().rows_per_position;
+  GridItemScratch scratch;
+  GridItem counted, own_head;  // reused by every item: nothing allocated once their buffers have grown
+  const auto item_of = [&](const cp::TokenMap& q_map, int64_t q_begin, int64_t q_end, const cp::TokenMap& k_map,
+                           const std::vector<int>& heads, GridItem& out) -> const GridItem* {
+    return tiler.item_into(q_map, q_begin, q_end, k_map, heads, out, scratch) ? &out : nullptr;
+  };
+  // The own block of position pos (q_map) cut by q rows as UlyssesRingProgram::item cuts it (no cut when a part
+  // would have no cell), when the program cuts it.
+  const auto own_parts_of = [&](int64_t pos, const cp::TokenMap& q_map, int g, const std::vector<int>& heads) {
+    if (own_parts_.empty()) return;
+    Entry* parts = &own_parts_[(static_cast<size_t>(g) * R + pos) * 2];
+    parts[0] = entries_[index(g, pos, pos)];
+    parts[1] = Entry{};
+    const GridItem* whole = item_of(q_map, 0, rows, q_map, heads, counted);
+    if (!whole) return;
+    const TokenRange whole_q = whole->q_rows;
+    const int64_t at = cp::cut_for_tail_share(
+        whole_q.begin, whole_q.end, program.own_tail_share(), cp::UlyssesRingProgram::kOwnCutRowAlign,
+        [&](int64_t row) { return tiler.cells_from_row(q_map, row, rows, q_map, heads); });
+    const GridItem* head = item_of(q_map, 0, at, q_map, heads, own_head);
+    const GridItem* tail = head ? item_of(q_map, at, rows, q_map, heads, counted) : nullptr;
+    if (!head || !tail) return;
+    parts[0] = entry_of(head, g);
+    parts[1] = entry_of(tail, g);
+  };
+  std::vector<int32_t> row_kinds(static_cast<size_t>(R));
   for (int64_t pos = 0; pos < R; ++pos) {
     const cp::TokenMap& q_map = positions[static_cast<size_t>(pos)];
     for (int g = 0; g < groups(); ++g) {
       const std::vector<int>& heads = lists[static_cast<size_t>(g)];
-      for (int64_t source = 0; source < R; ++source)
-        entries_[index(g, pos, source)] =
-            entry_of(tiler.item(q_map, 0, rows, positions[static_cast<size_t>(source)], heads), g);
-      if (own_parts_.empty()) continue;
-      // The own block cut by q rows as UlyssesRingProgram::item cuts it (no cut when a part would have no cell).
-      Entry* parts = &own_parts_[(static_cast<size_t>(g) * R + pos) * 2];
-      parts[0] = entries_[index(g, pos, pos)];
-      parts[1] = Entry{};
-      const std::optional<GridItem> whole = tiler.item(q_map, 0, rows, q_map, heads);
-      if (!whole) continue;
-      const int64_t at = cp::cut_for_tail_share(
-          whole->q_rows.begin, whole->q_rows.end, program.own_tail_share(), cp::UlyssesRingProgram::kOwnCutRowAlign,
-          [&](int64_t row) { return tiler.cells_from_row(q_map, row, rows, q_map, heads); });
-      std::optional<GridItem> head = tiler.item(q_map, 0, at, q_map, heads);
-      std::optional<GridItem> tail = tiler.item(q_map, at, rows, q_map, heads);
-      if (!head || !tail) continue;
-      parts[0] = entry_of(head, g);
-      parts[1] = entry_of(tail, g);
+      for (int64_t source = 0; source < R; ++source) {
+        const Entry e = entry_of(item_of(q_map, 0, rows, positions[static_cast<size_t>(source)], heads, counted), g);
+        entries_[index(g, pos, source)] = e;
+        row_kinds[static_cast<size_t>(source)] = e.kind;
+      }
+      own_parts_of(pos, q_map, g, heads);
+      total_row(g, pos, row_kinds);
     }
   }
   return true;

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <functional>
-#include <queue>
+#include <vector>
 
 #include "model/error.h"
 
 namespace lcab::perf {
 namespace {
 
-// Slot loads as a min-heap plus a lazy offset added to every slot (whole rounds), and the maximum load.
+// Slot loads as a min-heap plus a lazy offset added to every slot (whole rounds), and the maximum load. Giving
+// an item to the least-loaded slot replaces the heap's top and sifts it down once (a pop and a push would sift
+// twice); the loads held are the same multiset either way, so the same numbers come out.
 class SlotLoads {
  public:
   // Only slots that got work are in the heap; the others are idle at load 0 (the minimum).
@@ -23,12 +25,15 @@ class SlotLoads {
       if (static_cast<int64_t>(heap_.size()) < slots_) {
         const int64_t idle = slots_ - static_cast<int64_t>(heap_.size());
         const int64_t take = std::min(idle, left);
-        for (int64_t n = 0; n < take; ++n) heap_.push(c - offset_);
+        for (int64_t n = 0; n < take; ++n) {
+          heap_.push_back(c - offset_);
+          std::push_heap(heap_.begin(), heap_.end(), std::greater<double>());
+        }
         max_ = std::max(max_, c);  // offset_ is 0 until every slot has work
         left -= take;
         continue;
       }
-      const double min_load = heap_.top() + offset_;
+      const double min_load = heap_.front() + offset_;
       if (left >= slots_ && max_ - min_load <= c) {
         // Every slot takes exactly one item per round (see the header): apply whole rounds at once.
         const int64_t rounds = left / slots_;
@@ -37,9 +42,8 @@ class SlotLoads {
         left -= rounds * slots_;
         continue;
       }
-      heap_.pop();
       const double load = min_load + c;
-      heap_.push(load - offset_);
+      replace_top(load - offset_);
       max_ = std::max(max_, load);
       --left;
     }
@@ -47,8 +51,23 @@ class SlotLoads {
   double max() const { return max_; }
 
  private:
+  // Replaces the least value by v and restores the min-heap order.
+  void replace_top(double v) {
+    const size_t n = heap_.size();
+    size_t i = 0;
+    for (;;) {
+      const size_t left = 2 * i + 1;
+      if (left >= n) break;
+      const size_t child = left + 1 < n && heap_[left + 1] < heap_[left] ? left + 1 : left;
+      if (!(heap_[child] < v)) break;
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    heap_[i] = v;
+  }
+
   int64_t slots_;
-  std::priority_queue<double, std::vector<double>, std::greater<double>> heap_;
+  std::vector<double> heap_;  ///< min-heap (std::greater) of loads - offset_
   double offset_ = 0;
   double max_ = 0;
 };

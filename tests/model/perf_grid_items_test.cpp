@@ -203,6 +203,102 @@ TEST(PerfGridItems, RingTablesOnGridsEqualResolvedTables) {
   EXPECT_GT(compared, 1000);
 }
 
+// Every item of a table made for one pass only (the tiler's main grid is then that pass's: rows for the forward,
+// columns for the backward) equals the resolved table's.
+TEST(PerfGridItems, OnePassRingTablesOnGridsEqualResolvedTables) {
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  const double rate = h100().executor_pass_rate();
+  int compared = 0;
+  for (const char* spec : {"block_sparse:density=0.2,seed=5", "block_sparse:density=0.05,seed=9"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+        TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+        TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+    for (const auto& [method, gpus, ulysses] :
+         std::vector<std::tuple<std::string, int64_t, int64_t>>{{"ring", 8, 0}, {"usp", 16, 2}}) {
+      const cp::UlyssesRingProgram program(ring_config(method, gpus, ulysses, mask), cp::Pass::kBackward);
+      for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
+        const bool f = pass == cp::Pass::kForward;
+        const RingItemCosts resolved(program, f ? &fwd : nullptr, f ? nullptr : &bwd, rate);
+        const RingItemCosts counted(program, f ? &fwd : nullptr, f ? nullptr : &bwd, rate,
+                                    {f ? grids[0] : nullptr, f ? nullptr : grids[1]});
+        ASSERT_TRUE(counted.counted_on_grids()) << spec << " " << method;
+        const int64_t R = resolved.positions();
+        for (int g = 0; g < resolved.groups(); ++g)
+          for (int64_t pos = 0; pos < R; ++pos)
+            for (int64_t source = 0; source < R; ++source)
+              for (cp::RingItemPart part :
+                   {cp::RingItemPart::kWhole, cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail}) {
+                if (part != cp::RingItemPart::kWhole && (source != pos || !program.cuts_own_block())) continue;
+                const auto a = resolved.key_rows(g, pos, source, part);
+                const auto b = counted.key_rows(g, pos, source, part);
+                ASSERT_EQ(a.has_value(), b.has_value()) << spec << " " << method << " " << pos << "<-" << source;
+                if (!a) continue;
+                EXPECT_EQ(*a, *b);
+                const RingItemCosts::Cost& x = resolved.cost(pass, g, pos, source, part);
+                const RingItemCosts::Cost& y = counted.cost(pass, g, pos, source, part);
+                ASSERT_EQ(x.time_us, y.time_us) << spec << " " << method << " " << pos << "<-" << source;
+                ASSERT_EQ(x.flops, y.flops);
+                ASSERT_EQ(x.workspace_bytes, y.workspace_bytes);
+                ++compared;
+              }
+      }
+    }
+  }
+  EXPECT_GT(compared, 500);
+}
+
+// item_into with one scratch and one output reused over items of every size (and items without a cell) gives
+// what a fresh item() gives, for tilers of both passes and of each pass alone.
+TEST(PerfGridItems, ReusedBuffersGiveWhatFreshOnesGive) {
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse:density=0.05,seed=3", 16384, 4));
+  const auto rows = TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows);
+  const auto columns = TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns);
+  const cp::UlyssesRingProgram program(ring_config("ring", 8, 0, mask), cp::Pass::kBackward);
+  const std::vector<cp::TokenMap>& maps = program.sharding().positions;
+  const int64_t length = program.sharding().rows_per_position;
+  int compared = 0, empty = 0;
+  for (const std::array<const TileGrid*, 2>& grids : std::vector<std::array<const TileGrid*, 2>>{
+           {rows.get(), columns.get()}, {rows.get(), nullptr}, {nullptr, columns.get()}}) {
+    const GridItemTiler tiler(grids, {false, true});
+    GridItemScratch scratch;
+    GridItem reused;
+    uint64_t state = 12345;
+    for (int n = 0; n < 400; ++n) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      const size_t q = (state >> 33) % maps.size(), k = (state >> 40) % maps.size();
+      const int64_t a = static_cast<int64_t>((state >> 20) % 5) * 128;
+      // One q tile against two k chunks of a sparse mask every other time: some items have no cell.
+      const int64_t cut = static_cast<int64_t>((state >> 50) % 5) * 128;
+      const int64_t b = n % 2 ? a + 128 : std::max<int64_t>(a + 128, length - cut);
+      const std::vector<int> heads =
+          n % 3 == 0 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{static_cast<int>(n % 4)};
+      const std::optional<GridItem> fresh = tiler.item(maps[q], a, b, maps[k], heads);
+      const bool got = tiler.item_into(maps[q], a, b, maps[k], heads, reused, scratch);
+      ASSERT_EQ(fresh.has_value(), got) << n;
+      if (!got) {
+        ++empty;
+        continue;
+      }
+      EXPECT_EQ(fresh->q_rows, reused.q_rows) << n;
+      EXPECT_EQ(fresh->k_rows, reused.k_rows) << n;
+      for (int p = 0; p < 2; ++p) {
+        ASSERT_EQ(fresh->counts[p].size(), reused.counts[p].size()) << n;
+        for (size_t h = 0; h < fresh->counts[p].size(); ++h) {
+          EXPECT_EQ(fresh->counts[p][h].tiles, reused.counts[p][h].tiles) << n << " pass " << p;
+          EXPECT_EQ(fresh->counts[p][h].partial, reused.counts[p][h].partial) << n;
+          EXPECT_EQ(fresh->counts[p][h].partial_slices, reused.counts[p][h].partial_slices) << n;
+          EXPECT_EQ(fresh->counts[p][h].area, reused.counts[p][h].area) << n;
+        }
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 600);
+  EXPECT_GT(empty, 0);
+}
+
 TEST(PerfGridItems, UnalignedShardingsFallBackToSlices) {
   // 2R chunks of 4096 / 64 = 64 tokens: not on the 128-row tiles, so the table resolves slices.
   const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");

@@ -13,6 +13,7 @@
 
 #include "model/error.h"
 #include "model/mask_spec.h"
+#include "model/mask_tile_grid.h"
 #include "model/perf/cp_predictor.h"
 #include "model/perf/planner.h"
 #include "tests/model/perf_test_profiles.h"
@@ -189,6 +190,58 @@ TEST(PerfLockstepSimulator, TheComparisonSeesADifferentSchedule) {
   four.windows = 4;
   const CpPrediction other = a.predict(four, {}, {cp::Pass::kBackward}, PredictOptions{false, false, false});
   EXPECT_NE(differences(exact.passes[0].simulation, other.passes[0].simulation), "");
+}
+
+// The bound's per-position sums (RingItemCosts::row_total) equal the item-by-item sum in source order, own block
+// as head then tail where the backward cuts it, bit for bit, for tables resolved from slices and counted on grids.
+TEST(PerfLockstepSimulator, BoundRowTotalsEqualTheItemByItemSum) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  const KernelCostModel fwd(h100, h100.kernel("lcab_flash", "fwd", 128, "bf16"));
+  const KernelCostModel bwd(h100, h100.kernel("lcab_flash", "bwd", 128, "bf16"));
+  int compared = 0, cut = 0;
+  for (const char* spec : {"causal_document", "block_sparse", "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+        TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+        TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+    for (const cp::CpConfig& c : {config("ring", 8, 8, mask, 0, 1, cp::Placement::kUlyssesIntra),
+                                  config("ring", 16, 8, mask, 0, 1, cp::Placement::kUlyssesIntra),
+                                  config("usp", 16, 8, mask, 4, 1, cp::Placement::kRingIntra)}) {
+      const cp::UlyssesRingProgram program(cp::normalize_config(c), cp::Pass::kBackward);
+      for (bool on_grids : {false, true}) {
+        const RingItemCosts items(program, &fwd, &bwd, h100.executor_pass_rate(),
+                                  on_grids ? grids : std::array<std::shared_ptr<const TileGrid>, 2>{});
+        for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward})
+          for (bool cut_own : {false, true}) {
+            if (cut_own && !program.cuts_own_block()) continue;
+            for (int g = 0; g < items.groups(); ++g)
+              for (int64_t pos = 0; pos < items.positions(); ++pos) {
+                double sum = 0;
+                int64_t workspace = 0;
+                for (int64_t source = 0; source < items.positions(); ++source) {
+                  std::vector<cp::RingItemPart> parts{cp::RingItemPart::kWhole};
+                  if (cut_own && source == pos && items.key_rows(g, pos, source, cp::RingItemPart::kOwnTail)) {
+                    parts = {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail};
+                    ++cut;
+                  }
+                  for (cp::RingItemPart part : parts) {
+                    if (!items.key_rows(g, pos, source, part)) continue;
+                    sum += items.cost(pass, g, pos, source, part).time_us;
+                    workspace = std::max(workspace, items.cost(pass, g, pos, source, part).workspace_bytes);
+                  }
+                }
+                const RingItemCosts::RowTotal& row = items.row_total(pass, g, pos, cut_own);
+                ASSERT_EQ(row.attention_us, sum) << spec << " " << describe_config(program.skeleton().config)
+                                                 << " grids " << on_grids << " position " << pos;
+                ASSERT_EQ(row.workspace_bytes, workspace) << spec;
+                ++compared;
+              }
+          }
+      }
+    }
+  }
+  EXPECT_GT(compared, 300);
+  EXPECT_GT(cut, 50);
 }
 
 TEST(PerfLockstepSimulator, ItemTablesAreSharedAcrossCandidatesAndPasses) {

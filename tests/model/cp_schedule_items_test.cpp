@@ -1,0 +1,92 @@
+// cp::items_of (model/cp/schedule_items.h): an allgather schedule built from the items of the other pass's
+// schedule equals the one resolved from the mask, op for op and item for item (slices included), for shared and
+// per-kv-head masks, in both directions (forward items into the backward and back).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "model/cp/cp_method.h"
+#include "model/cp/schedule.h"
+#include "model/cp/schedule_items.h"
+#include "model/mask_spec.h"
+
+namespace lcab::cp {
+namespace {
+
+// Every field of two schedules that a builder fills, rank by rank; empty when the same.
+std::string differences(const Schedule& a, const Schedule& b) {
+  std::ostringstream out;
+  if (a.token_maps.size() != b.token_maps.size() || a.buffers.size() != b.buffers.size() ||
+      a.groups.size() != b.groups.size() || a.ranks.size() != b.ranks.size() || a.num_steps != b.num_steps)
+    return "different shapes";
+  for (size_t m = 0; m < a.token_maps.size(); ++m)
+    if (a.token_maps[m].segments != b.token_maps[m].segments) out << " token map " << m;
+  for (size_t r = 0; r < a.ranks.size(); ++r) {
+    const RankSchedule& x = a.ranks[r];
+    const RankSchedule& y = b.ranks[r];
+    if (x.ops.size() != y.ops.size() || x.items.size() != y.items.size() || x.comms.size() != y.comms.size() ||
+        x.memory_ops.size() != y.memory_ops.size() || x.dep_pool != y.dep_pool) {
+      out << " rank " << r << " shape";
+      continue;
+    }
+    for (size_t n = 0; n < x.ops.size(); ++n) {
+      const Op& o = x.ops[n];
+      const Op& p = y.ops[n];
+      if (o.kind != p.kind || o.stream != p.stream || o.step != p.step || o.index != p.index ||
+          o.deps_begin != p.deps_begin || o.deps_count != p.deps_count)
+        out << " rank " << r << " op " << n;
+    }
+    for (size_t n = 0; n < x.items.size(); ++n) {
+      const ComputeItem& i = x.items[n];
+      const ComputeItem& j = y.items[n];
+      if (i.q_buffer != j.q_buffer || i.q_rows != j.q_rows || i.k_buffer != j.k_buffer || i.k_rows != j.k_rows ||
+          i.q_heads != j.q_heads || i.kv_heads != j.kv_heads || i.q_side != j.q_side || i.slices != j.slices ||
+          i.pairs != j.pairs || i.q_map != j.q_map || i.k_map != j.k_map || i.grad_buffer != j.grad_buffer ||
+          i.grad_row_begin != j.grad_row_begin)
+        out << " rank " << r << " item " << n;
+    }
+    for (size_t n = 0; n < x.comms.size(); ++n) {
+      const CommOp& c = x.comms[n];
+      const CommOp& d = y.comms[n];
+      if (c.group != d.group || c.chunk_bytes != d.chunk_bytes || c.bytes_sent != d.bytes_sent ||
+          c.bytes_received != d.bytes_received)
+        out << " rank " << r << " comm " << n;
+    }
+  }
+  return out.str();
+}
+
+TEST(CpScheduleItems, AllgatherFromTheOtherPassItemsEqualsResolved) {
+  const CpMethod& method = builtin_cp_methods().find("allgather");
+  int compared = 0, items = 0;
+  for (const char* spec : {"causal_document", "full", "sliding_window:window=512", "block_sparse",
+                           "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (int gpus : {2, 8, 32}) {
+      CpConfig c;
+      c.method = "allgather";
+      c.gpus = gpus;
+      c.gpus_per_node = 8;
+      c.workload.mask = mask;
+      c.workload.heads = 16;
+      c.workload.kv_heads = 4;
+      const CpConfig config = normalize_config(c);
+      for (Pass from : {Pass::kForward, Pass::kBackward}) {
+        const Pass to = from == Pass::kForward ? Pass::kBackward : Pass::kForward;
+        const Schedule source = build_schedule(config, from);
+        const Schedule resolved = build_schedule(config, to);
+        const Schedule reused = method.build_with_items(config, to, items_of(source));
+        EXPECT_EQ(differences(resolved, reused), "") << spec << " P=" << gpus << " " << to_string(to);
+        for (const RankSchedule& r : reused.ranks) items += static_cast<int>(r.items.size());
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 30);
+  EXPECT_GT(items, 500);
+}
+
+}  // namespace
+}  // namespace lcab::cp
