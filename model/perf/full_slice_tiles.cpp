@@ -130,6 +130,30 @@ void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int
     }
   };
 
+  // U (the touched tiles of every band the group meets) or F (the full tiles of the bands covering its rows): the
+  // one band's list as it is, or the union of several.
+  struct TileList {
+    const Interval* at;
+    size_t n;
+    int64_t tiles;
+  };
+  const auto group_union = [&](bool full) -> TileList {
+    lists_.clear();
+    sizes_.clear();
+    const Band* only = nullptr;
+    for (uint32_t sig : signature_) {
+      if (full && sig % 2 == 0) continue;
+      only = &bands_[sig / 2];
+      lists_.push_back(full ? full_pool_.data() + only->full_at : touched_pool_.data() + only->touched_at);
+      sizes_.push_back(full ? only->full_n : only->touched_n);
+    }
+    if (lists_.empty()) return {nullptr, 0, 0};
+    if (lists_.size() == 1) return {lists_[0], sizes_[0], full ? only->full_tiles : only->touched_tiles};
+    std::vector<Interval>& merged = full ? union_full_ : union_touched_;
+    const int64_t tiles = merge_union(lists_, sizes_, merged);
+    return {merged.data(), merged.size(), tiles};
+  };
+
   active_.clear();
   size_t next = 0;
   bool have_group = false;
@@ -152,50 +176,10 @@ void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int
       have_group = true;
       group_rows = 0;
       row_slices = 0;
-      u = f = nullptr;
-      u_n = f_n = 0;
-      u_tiles = f_tiles = 0;
-      size_t covering = 0;
-      uint32_t last_covering = 0;
-      for (uint32_t sig : signature_) {
-        row_slices += bands_[sig / 2].slices;
-        if (sig % 2) ++covering, last_covering = sig / 2;
-      }
-      if (signature_.size() == 1) {
-        const Band& b = bands_[signature_[0] / 2];
-        u = touched_pool_.data() + b.touched_at;
-        u_n = b.touched_n;
-        u_tiles = b.touched_tiles;
-      } else if (signature_.size() > 1) {
-        lists_.clear();
-        sizes_.clear();
-        for (uint32_t sig : signature_) {
-          const Band& b = bands_[sig / 2];
-          lists_.push_back(touched_pool_.data() + b.touched_at);
-          sizes_.push_back(b.touched_n);
-        }
-        u_tiles = merge_union(lists_, sizes_, union_touched_);
-        u = union_touched_.data();
-        u_n = union_touched_.size();
-      }
-      if (covering == 1) {
-        const Band& b = bands_[last_covering];
-        f = full_pool_.data() + b.full_at;
-        f_n = b.full_n;
-        f_tiles = b.full_tiles;
-      } else if (covering > 1) {
-        lists_.clear();
-        sizes_.clear();
-        for (uint32_t sig : signature_) {
-          if (sig % 2 == 0) continue;
-          const Band& b = bands_[sig / 2];
-          lists_.push_back(full_pool_.data() + b.full_at);
-          sizes_.push_back(b.full_n);
-        }
-        f_tiles = merge_union(lists_, sizes_, union_full_);
-        f = union_full_.data();
-        f_n = union_full_.size();
-      }
+      for (uint32_t sig : signature_) row_slices += bands_[sig / 2].slices;
+      const TileList touched = group_union(false), full = group_union(true);
+      u = touched.at, u_n = touched.n, u_tiles = touched.tiles;
+      f = full.at, f_n = full.n, f_tiles = full.tiles;
     }
     ++group_rows;
     if (!columns) {
