@@ -16,18 +16,20 @@ namespace lcab::kernels {
 namespace {
 
 struct UploadedWork {
-  DeviceBuffer order, run_offsets, runs, slice_offsets, slices;
+  DeviceBuffer order, run_offsets, outer_walk, runs, slice_offsets, slices;
   flash::DeviceWork view;
 
   explicit UploadedWork(const FlashPassWork& work)
       : order(DeviceBuffer::upload(work.outer_order)),
         run_offsets(DeviceBuffer::upload(work.run_offsets)),
+        outer_walk(DeviceBuffer::upload(work.outer_walk)),
         runs(DeviceBuffer::upload(work.runs)),
         slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
         slices(DeviceBuffer::upload(work.slices)) {
     view.shape = work.shape;
     view.outer_order = order.as<int32_t>();
     view.run_offsets = run_offsets.as<int32_t>();
+    view.outer_walk = outer_walk.as<int8_t>();
     view.runs = runs.as<DeviceRun>();
     view.slice_offsets = slice_offsets.as<int32_t>();
     view.slices = slices.as<DeviceSlice>();
@@ -36,7 +38,7 @@ struct UploadedWork {
     view.q_tile_rows = work.q_tile_rows;
   }
   int64_t bytes() const {
-    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + runs.bytes() + slice_offsets.bytes() +
+    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + outer_walk.bytes() + runs.bytes() + slice_offsets.bytes() +
                                 slices.bytes());
   }
 };

@@ -15,6 +15,7 @@ struct DeviceWork {
   TileShape shape;  ///< the tile shape the list was built for (checked against the kernel's)
   const int32_t* outer_order = nullptr;
   const int32_t* run_offsets = nullptr;
+  const int8_t* outer_walk = nullptr;  ///< backward: [mask][outer_tiles] kWalk* bits (the Hopper backward reads it)
   const DeviceRun* runs = nullptr;
   const int32_t* slice_offsets = nullptr;
   const DeviceSlice* slices = nullptr;

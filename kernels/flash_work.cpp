@@ -51,6 +51,18 @@ void append_order(FlashPassWork& work, size_t offsets_base) {
   work.outer_order.insert(work.outer_order.end(), order.begin(), order.end());
 }
 
+// Per k tile: kWalkFromSharedEnd where the last q tile touching it is also the last one of a neighbouring k tile
+// (the tiles of one document, or of a causal or full mask), the default walk otherwise.
+void append_walks(const std::vector<std::vector<int32_t>>& columns, FlashPassWork& work) {
+  const auto last_q_tile = [&](size_t c) { return columns[c].empty() ? -1 : (columns[c].back() & ~kPartialBit); };
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const int32_t last = last_q_tile(c);
+    const bool shared = last >= 0 && ((c > 0 && last_q_tile(c - 1) == last) ||
+                                      (c + 1 < columns.size() && last_q_tile(c + 1) == last));
+    work.outer_walk.push_back(shared ? kWalkFromSharedEnd : int8_t{0});
+  }
+}
+
 void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial) {
   const int32_t flag = partial ? kPartialBit : 0;
   if (runs.size() > row_first_run) {
@@ -139,6 +151,7 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
       work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
     }
     append_order(work, offsets_base);
+    append_walks(column, work);
     append_row_slices(slices, tiling, work);
     work.touched_tiles += tiling.counts().touched;
     work.partial_tiles += tiling.counts().partial;

@@ -31,6 +31,17 @@ struct DeviceSlice {
 };
 DeviceSlice to_device_slice(const Slice& slice);
 
+/// How the Hopper backward's CTA for one k tile walks its (q head of the GQA group, q tile) steps
+/// (FlashPassWork::outer_walk): by default every q tile of one head in increasing order, then the next head.
+/// kWalkDescending: q tiles in decreasing order; kWalkHeadsInner: every head of the group per q tile.
+constexpr int8_t kWalkDescending = 1;
+constexpr int8_t kWalkHeadsInner = 2;
+/// The walk of a k tile whose q tiles end where a neighbouring k tile's end (documents, causal, full): starting
+/// together at that shared last q tile, with the heads inner, the CTAs of one document meet on the same Q, dO and
+/// dQ rows step for step, so those stay in L2. Where neighbours' ends differ (sliding windows: by 2 q tiles per k
+/// tile) the default walk keeps neighbours 2 steps apart instead of 16.
+constexpr int8_t kWalkFromSharedEnd = kWalkDescending | kWalkHeadsInner;
+
 /// A run of inner tiles [begin, end), all full or all partial. `end_and_partial` holds end | partial << 31.
 struct DeviceRun {
   int32_t begin = 0;
@@ -44,6 +55,7 @@ struct FlashPassWork {
   int32_t q_tile_rows = 0;  ///< per mask: rows of row_slice lists
   std::vector<int32_t> outer_order;    ///< [mask][outer_tiles]: outer tile indices, costliest first
   std::vector<int32_t> run_offsets;    ///< [mask][outer_tiles + 1]: into runs (absolute)
+  std::vector<int8_t> outer_walk;      ///< backward only: [mask][outer_tiles] kWalk* bits of each outer tile
   std::vector<DeviceRun> runs;
   std::vector<int32_t> slice_offsets;  ///< [mask][q_tile_rows + 1]: into slices (absolute)
   std::vector<DeviceSlice> slices;     ///< per q-tile row, the slices intersecting it

@@ -5,7 +5,10 @@
 // transposed work list).
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
-//     lanes, into a kStages-deep ring completing on mbarriers.
+//     lanes, into a kStages-deep ring completing on mbarriers. The order of these steps is the k tile's walk
+//     (work list, kWalk* in flash_work.h): q tiles ascending per head, or, where neighbouring k tiles share their
+//     last q tile (documents), from that end down with the group's heads inner, so that the CTAs of a document
+//     read and reduce the same rows at the same time.
 //   - Two consumer warpgroups own 64 keys each. Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
 //     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
@@ -81,6 +84,7 @@ struct Sm90BackwardArgs {
 // The CTA's k tile and the runs of q tiles that touch it.
 struct KTile {
   int kv_head, batch, mask, k_tile, run_begin, run_end;
+  int walk;  ///< kWalk* bits (flash_work.h)
 };
 
 __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
@@ -99,35 +103,57 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
   const int outer = kt.mask * p.work.outer_tiles + kt.k_tile;
   kt.run_begin = warp_uniform(p.work.run_offsets[outer]);
   kt.run_end = warp_uniform(p.work.run_offsets[outer + 1]);
+  kt.walk = warp_uniform(static_cast<int>(p.work.outer_walk[outer]));
   return kt;
 }
 
-// Walks (q head of the group, q tile) pairs: the runs once per head. Every field is warp-uniform.
+// Walks (q head of the group, q tile) pairs in the order the k tile's `walk` asks: heads outer (the runs once
+// per head) or inner (every head of the group per q tile), q tiles ascending or descending. Producer and consumers
+// walk the same cursor. Every field is warp-uniform.
 struct StepCursor {
-  int group_head, run, tile, tile_end;
-  bool partial;
+  int group_head, run, tile, tile_stop, step;
+  bool partial, heads_inner;
   __device__ static StepCursor start(const DeviceRun* runs, const KTile& kt) {
-    StepCursor c{0, kt.run_begin, 0, 0, false};
+    StepCursor c;
+    c.group_head = 0;
+    c.step = (kt.walk & kWalkDescending) ? -1 : 1;
+    c.heads_inner = (kt.walk & kWalkHeadsInner) != 0;
+    c.run = c.step > 0 ? kt.run_begin : kt.run_end - 1;
     c.load(runs);
     return c;
   }
   __device__ bool valid(int group) const { return group_head < group; }
-  __device__ void advance(const DeviceRun* runs, const KTile& kt) {
-    if (++tile < tile_end) return;
-    if (++run >= kt.run_end) {
-      run = kt.run_begin;
-      ++group_head;
+  __device__ void advance(const DeviceRun* runs, const KTile& kt, int group) {
+    if (heads_inner) {
+      if (++group_head < group) return;
+      group_head = 0;
+      if (!next_tile(runs, kt)) group_head = group;
+      return;
     }
+    if (next_tile(runs, kt)) return;
+    ++group_head;
+    run = step > 0 ? kt.run_begin : kt.run_end - 1;
     load(runs);
   }
 
  private:
+  // The next q tile in walk order; false when the runs are exhausted.
+  __device__ bool next_tile(const DeviceRun* runs, const KTile& kt) {
+    tile += step;
+    if (tile != tile_stop) return true;
+    run += step;
+    if (run < kt.run_begin || run >= kt.run_end) return false;
+    load(runs);
+    return true;
+  }
   __device__ void load(const DeviceRun* runs) {
     const DeviceRun r = runs[run];
-    tile = warp_uniform(r.begin);
+    const int begin = warp_uniform(r.begin);
     const int end_and_partial = warp_uniform(r.end_and_partial);
-    tile_end = end_and_partial & 0x7fffffff;
+    const int end = end_and_partial & 0x7fffffff;
     partial = end_and_partial < 0;
+    tile = step > 0 ? begin : end - 1;
+    tile_stop = step > 0 ? end : begin - 1;
   }
 };
 
@@ -151,7 +177,8 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
     }
   }
   int use = 0;
-  for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group); c.advance(p.work.runs, kt), ++use) {
+  for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group);
+       c.advance(p.work.runs, kt, group), ++use) {
     const int stage = use % C::kStages;
     const int head = kt.kv_head * group + c.group_head;
     const int q0 = c.tile * C::kBlockQ;
@@ -215,7 +242,8 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   if (kt.run_begin < kt.run_end) {
     sm90::mbar_wait(&bars->kv_full, 0);
     int use = 0;
-    for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group); c.advance(p.work.runs, kt), ++use) {
+    for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group);
+       c.advance(p.work.runs, kt, group), ++use) {
       const int stage = use % C::kStages;
       const int head = kt.kv_head * group + c.group_head;
       const int q0 = c.tile * C::kBlockQ;

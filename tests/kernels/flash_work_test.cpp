@@ -138,6 +138,36 @@ TEST(FlashWork, BackwardListIsTheTransposeOfTheSameTiling) {
   }
 }
 
+TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
+  ASSERT_EQ(shape.q, 64);
+  ASSERT_EQ(shape.k, 128);
+  // Causal: every k tile's q tiles end at the last one.
+  {
+    const FlashPassWork w = build_backward_work(make_problem(make_mask("causal", 3000), 1, 8, 2, 128, DType::kBf16), shape);
+    ASSERT_EQ(static_cast<int>(w.outer_walk.size()), w.outer_tiles);
+    for (int c = 0; c < w.outer_tiles; ++c) EXPECT_EQ(w.outer_walk[c], kWalkFromSharedEnd) << "k tile " << c;
+  }
+  // Sliding window of 300: k tile c is seen up to row 128c + 427, q tile 2c + 6, so neighbours end 2 q tiles
+  // apart until the window reaches the sequence's last q tile (46).
+  {
+    const FlashPassWork w = build_backward_work(
+        make_problem(make_mask("sliding_window_causal:window=300", 3000), 1, 8, 2, 128, DType::kBf16), shape);
+    for (int c = 0; c < w.outer_tiles; ++c) {
+      EXPECT_EQ(w.outer_walk[c], std::min(2 * c + 6, 46) == 46 ? kWalkFromSharedEnd : int8_t{0}) << "k tile " << c;
+    }
+  }
+  // Keys no row sees (k tiles 8 to 23) keep the default walk; the seen ones share the last q tile.
+  {
+    AttentionProblem p = make_problem(make_mask("causal", 3000), 1, 8, 2, 128, DType::kBf16);
+    p.slices = {{{0, 3000, 0, 1000, SliceType::kFull}}};
+    const FlashPassWork w = build_backward_work(p, shape);
+    for (int c = 0; c < w.outer_tiles; ++c) {
+      EXPECT_EQ(w.outer_walk[c], c < 8 ? kWalkFromSharedEnd : int8_t{0}) << "k tile " << c;
+    }
+  }
+}
+
 TEST(FlashWork, PerKvHeadMasksGetOneListEach) {
   const Mask mask = make_mask("block_sparse:density=0.3,block=128,seed=3", 2048, 4);
   ASSERT_TRUE(mask.is_per_kv_head());
@@ -147,6 +177,8 @@ TEST(FlashWork, PerKvHeadMasksGetOneListEach) {
   EXPECT_EQ(w.num_masks, 4);
   EXPECT_EQ(static_cast<int>(w.run_offsets.size()), 1 + 4 * w.outer_tiles);
   EXPECT_EQ(w.touched_tiles, count_tiles(mask, shape).touched);
+  EXPECT_EQ(build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward)).outer_walk.size(),
+            static_cast<size_t>(4 * ((2048 + 127) / 128)));
 }
 
 TEST(FlashWork, RowSlicesHoldExactlyTheSlicesIntersectingEachRow) {
