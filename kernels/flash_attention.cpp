@@ -16,13 +16,14 @@ namespace lcab::kernels {
 namespace {
 
 struct UploadedWork {
-  DeviceBuffer order, run_offsets, outer_walk, runs, slice_offsets, slices;
+  DeviceBuffer order, run_offsets, outer_walk, cta_items, runs, slice_offsets, slices;
   flash::DeviceWork view;
 
   explicit UploadedWork(const FlashPassWork& work)
       : order(DeviceBuffer::upload(work.outer_order)),
         run_offsets(DeviceBuffer::upload(work.run_offsets)),
         outer_walk(DeviceBuffer::upload(work.outer_walk)),
+        cta_items(DeviceBuffer::upload(work.cta_items)),
         runs(DeviceBuffer::upload(work.runs)),
         slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
         slices(DeviceBuffer::upload(work.slices)) {
@@ -30,6 +31,7 @@ struct UploadedWork {
     view.outer_order = order.as<int32_t>();
     view.run_offsets = run_offsets.as<int32_t>();
     view.outer_walk = outer_walk.as<int8_t>();
+    view.cta_items = cta_items.as<int32_t>();
     view.runs = runs.as<DeviceRun>();
     view.slice_offsets = slice_offsets.as<int32_t>();
     view.slices = slices.as<DeviceSlice>();
@@ -38,7 +40,7 @@ struct UploadedWork {
     view.q_tile_rows = work.q_tile_rows;
   }
   int64_t bytes() const {
-    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + outer_walk.bytes() + runs.bytes() + slice_offsets.bytes() +
+    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + outer_walk.bytes() + cta_items.bytes() + runs.bytes() + slice_offsets.bytes() +
                                 slices.bytes());
   }
 };
@@ -74,7 +76,7 @@ class FlashPlan final : public AttentionPlan {
         forward_work_(build_forward_work(
             problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch))),
         backward_work_(
-            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch))) {
+            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch), sm_count)) {
     shape_.batch = static_cast<int32_t>(problem.batch);
     shape_.heads = static_cast<int32_t>(problem.heads);
     shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);

@@ -16,6 +16,7 @@ struct DeviceWork {
   const int32_t* outer_order = nullptr;
   const int32_t* run_offsets = nullptr;
   const int8_t* outer_walk = nullptr;  ///< backward: [mask][outer_tiles] kWalk* bits (the Hopper backward reads it)
+  const int32_t* cta_items = nullptr;  ///< backward: the CTAs' items in launch order (FlashPassWork::cta_items)
   const DeviceRun* runs = nullptr;
   const int32_t* slice_offsets = nullptr;
   const DeviceSlice* slices = nullptr;

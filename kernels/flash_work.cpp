@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "model/error.h"
+#include "model/perf/grid_launch_order.h"
 
 namespace lcab::kernels {
 namespace {
@@ -14,6 +15,16 @@ int32_t to_i32(int64_t value) {
   LCAB_CHECK(value >= 0 && value < (int64_t(1) << 31), "lcab_flash indexes with 32-bit integers; " << value
                                                             << " does not fit");
   return static_cast<int32_t>(value);
+}
+
+// The outer tile's ordering key: 4 x tiles + partial tiles (a partial tile weighs 1.25; the model's key too).
+int64_t run_key(const std::vector<DeviceRun>& runs, size_t begin, size_t end) {
+  int64_t key = 0;
+  for (size_t n = begin; n < end; ++n) {
+    const int64_t tiles = (runs[n].end_and_partial & ~kPartialBit) - runs[n].begin;
+    key += tiles * ((runs[n].end_and_partial & kPartialBit) ? 5 : 4);
+  }
+  return key;
 }
 
 // Partial tiles cost more than full ones (masking code), empty outer tiles almost nothing.
@@ -125,7 +136,28 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
   return work;
 }
 
-FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape) {
+// The CTAs' launch order: head-major (batch, kv head, the head mask's outer tiles costliest first), reordered by
+// perf::grid_launch_order so that long k tiles of every head start first.
+void append_cta_items(const AttentionProblem& problem, FlashPassWork& work, int64_t slots) {
+  const int64_t per_batch = problem.kv_heads * work.outer_tiles;
+  std::vector<int64_t> keys;
+  std::vector<int32_t> items;
+  for (int64_t b = 0; b < problem.batch; ++b) {
+    for (int64_t kv = 0; kv < problem.kv_heads; ++kv) {
+      const int64_t mask = work.num_masks == 1 ? 0 : kv;
+      for (int32_t i = 0; i < work.outer_tiles; ++i) {
+        const int32_t tile = work.outer_order[static_cast<size_t>(mask * work.outer_tiles + i)];
+        const size_t outer = static_cast<size_t>(mask * work.outer_tiles + tile);
+        keys.push_back(run_key(work.runs, static_cast<size_t>(work.run_offsets[outer]),
+                               static_cast<size_t>(work.run_offsets[outer + 1])));
+        items.push_back(to_i32(b * per_batch + kv * work.outer_tiles + tile));
+      }
+    }
+  }
+  for (int32_t n : perf::grid_launch_order(keys, slots)) work.cta_items.push_back(items[static_cast<size_t>(n)]);
+}
+
+FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots) {
   FlashPassWork work = start_work(problem, shape);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
   for (int32_t m = 0; m < work.num_masks; ++m) {
@@ -156,6 +188,7 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
     work.touched_tiles += tiling.counts().touched;
     work.partial_tiles += tiling.counts().partial;
   }
+  append_cta_items(problem, work, slots);
   return work;
 }
 

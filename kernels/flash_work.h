@@ -56,6 +56,9 @@ struct FlashPassWork {
   std::vector<int32_t> outer_order;    ///< [mask][outer_tiles]: outer tile indices, costliest first
   std::vector<int32_t> run_offsets;    ///< [mask][outer_tiles + 1]: into runs (absolute)
   std::vector<int8_t> outer_walk;      ///< backward only: [mask][outer_tiles] kWalk* bits of each outer tile
+  /// Backward only: the CTAs' items in launch order, (batch x kv_heads + kv head) x outer_tiles + outer tile, in
+  /// perf::grid_launch_order (model/perf/grid_launch_order.h) of the head-major costliest-first list.
+  std::vector<int32_t> cta_items;
   std::vector<DeviceRun> runs;
   std::vector<int32_t> slice_offsets;  ///< [mask][q_tile_rows + 1]: into slices (absolute)
   std::vector<DeviceSlice> slices;     ///< per q-tile row, the slices intersecting it
@@ -65,7 +68,8 @@ struct FlashPassWork {
 
 /// Forward work (outer = q-tile rows) for the problem's slices with the given tile shape.
 FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape);
-/// Backward work (outer = k tiles, inner = q tiles touching them), from the same kind of tiling.
-FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape);
+/// Backward work (outer = k tiles, inner = q tiles touching them), from the same kind of tiling; `slots`: the CTAs
+/// the GPU runs at once (its SMs), for the launch order.
+FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots);
 
 }  // namespace lcab::kernels

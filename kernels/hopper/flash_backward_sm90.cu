@@ -1,8 +1,8 @@
 // lcab_flash backward, Hopper path (sm_90a): the dK/dV kernel of the backward with TMA and wgmma. The preprocess
 // (delta = rowsum(dO * O), dQ accumulator zeroed) and the dQ conversion are the mma.sync path's launches.
 //
-// One CTA per (k tile of 128 keys, kv head, batch element), costliest k tiles of each kv head first (the
-// transposed work list).
+// One CTA per (k tile of 128 keys, kv head, batch element), in the work list's launch order (each kv head's k tiles
+// costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order).
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
 //     lanes, into a kStages-deep ring completing on mbarriers. The order of these steps is the k tile's walk
@@ -95,17 +95,16 @@ struct KTile {
 
 __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
   const Shape& s = p.shape;
-  // The k tiles of one (batch, kv head) are consecutive CTAs, costliest first: the CTAs resident together walk
-  // the same q heads' q tiles at about the same time, so their dQ reductions and Q/dO loads meet in L2 instead
-  // of spreading over the whole accumulator.
-  int linear = static_cast<int>(blockIdx.x);
+  // The work list's launch order (perf::grid_launch_order): head-major, each head's k tiles costliest first, so
+  // that the CTAs resident together walk the same q heads' rows (their dQ reductions and Q/dO loads meet in L2),
+  // except that k tiles long against one SM's share of the work start first, whatever their head.
+  const int item = p.work.cta_items[blockIdx.x];
   KTile kt;
-  const int order_index = linear % p.work.outer_tiles;
-  linear /= p.work.outer_tiles;
-  kt.kv_head = linear % s.kv_heads;
-  kt.batch = linear / s.kv_heads;
+  kt.k_tile = item % p.work.outer_tiles;
+  const int head_and_batch = item / p.work.outer_tiles;
+  kt.kv_head = head_and_batch % s.kv_heads;
+  kt.batch = head_and_batch / s.kv_heads;
   kt.mask = p.work.num_masks == 1 ? 0 : kt.kv_head;
-  kt.k_tile = p.work.outer_order[kt.mask * p.work.outer_tiles + order_index];
   const int outer = kt.mask * p.work.outer_tiles + kt.k_tile;
   kt.run_begin = warp_uniform(p.work.run_offsets[outer]);
   kt.run_end = warp_uniform(p.work.run_offsets[outer + 1]);

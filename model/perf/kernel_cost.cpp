@@ -6,6 +6,7 @@
 
 #include "model/error.h"
 #include "model/mask_tiling.h"
+#include "model/perf/grid_launch_order.h"
 
 namespace lcab::perf {
 namespace {
@@ -101,14 +102,21 @@ TileCosts dq_tile_costs(const KernelParams& p) {
   return c;
 }
 
+/// One item of a costliest-first grid: its ordering key (4 x tiles + boundary tiles, the work list's cost: a boundary
+/// tile weighs 1.25) and its cost.
+struct GridItem {
+  int64_t key = 0;
+  double cost_us = 0;
+};
+
 /// Costs of one head's outer tiles (q-tile rows, or k-tile columns: the transpose of the same tiling) in launch
 /// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles;
 /// a costliest-first grid launches them in the work list's order (kernels/flash_work.cpp: tiles + 1/4 per
-/// boundary tile, stable, empty ones last).
+/// boundary tile, stable, empty ones last); with `keyed`, its items go there (with their keys) instead of `out`.
 /// for_each_outer(visit) calls visit(OuterTile) for every outer tile in position order.
 template <class ForEachOuter>
 void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&& for_each_outer, bool grid,
-                        double heads_in_item, std::vector<CostRun>& out) {
+                        double heads_in_item, std::vector<CostRun>& out, std::vector<GridItem>* keyed = nullptr) {
   const auto item_cost = [&](const OuterTile& t) {
     return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
             t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us + c.outer_us) *
@@ -123,10 +131,51 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
   }
   std::vector<OuterTile> outer;
   for_each_outer([&](const OuterTile& t) { outer.push_back(t); });
-  std::stable_sort(outer.begin(), outer.end(), [](const OuterTile& a, const OuterTile& b) {
-    return 4 * a.tiles + a.partial > 4 * b.tiles + b.partial;
-  });
-  for (const OuterTile& t : outer) push_cost(out, item_cost(t));
+  const auto key = [](const OuterTile& t) { return 4 * t.tiles + t.partial; };
+  std::stable_sort(outer.begin(), outer.end(), [&](const OuterTile& a, const OuterTile& b) { return key(a) > key(b); });
+  for (const OuterTile& t : outer) {
+    if (keyed) keyed->push_back({key(t), item_cost(t)});
+    push_cost(out, item_cost(t));
+  }
+}
+
+/// The items of a costliest-first grid per head mask: each mask's items costliest first, and how many heads (CTAs
+/// per outer tile) launch that list one after the other.
+struct GridMaskItems {
+  std::vector<GridItem> items;  ///< every mask's list, concatenated
+  std::vector<size_t> offsets{0};
+  std::vector<int64_t> heads;   ///< per mask
+};
+
+/// The whole launch of a costliest-first grid in grid_launch_order when it moves long items ahead (head-major:
+/// batch element, then mask, then head, each head's items costliest first). std::nullopt when no item is long
+/// enough: the launch stays head-major, as the caller's runs have it.
+std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, int64_t batch, int64_t slots) {
+  int64_t max_key = 0, total = 0;
+  for (size_t m = 0; m + 1 < grid.offsets.size(); ++m) {
+    int64_t sum = 0;
+    for (size_t n = grid.offsets[m]; n < grid.offsets[m + 1]; ++n) {
+      max_key = std::max(max_key, grid.items[n].key);
+      sum += grid.items[n].key;
+    }
+    total += sum * grid.heads[m];
+  }
+  if (!grid_launch_promotes(max_key, total * batch, slots)) return std::nullopt;
+  std::vector<int64_t> keys;
+  std::vector<double> costs;
+  for (int64_t b = 0; b < batch; ++b) {
+    for (size_t m = 0; m + 1 < grid.offsets.size(); ++m) {
+      for (int64_t h = 0; h < grid.heads[m]; ++h) {
+        for (size_t n = grid.offsets[m]; n < grid.offsets[m + 1]; ++n) {
+          keys.push_back(grid.items[n].key);
+          costs.push_back(grid.items[n].cost_us);
+        }
+      }
+    }
+  }
+  std::vector<CostRun> out;
+  for (int32_t n : grid_launch_order(keys, slots)) push_cost(out, costs[static_cast<size_t>(n)]);
+  return out;
 }
 
 /// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
@@ -368,12 +417,20 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   std::vector<CostRun> runs;          // persistent: all items
   std::vector<CostRun> ordered;       // grid: the whole launch order
   std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
+  // A costliest-first grid keeps its items with their keys (head-major, one batch element) for grid_launch_order.
+  const bool keyed = params_.scheduler == KernelScheduler::kGridCostliestFirst;
+  LCAB_CHECK(!(keyed && dq_rows), "kernel " << params_.impl << ": a costliest-first grid has no dQ row items");
+  GridMaskItems grid_items;
   for (int64_t m = 0; m < masks; ++m) {
     const auto head = head_tiles_of(m);
     const double area = head.area();
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
     if (head.empty()) {
+      if (keyed) {
+        grid_items.items.insert(grid_items.items.end(), static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)),
+                                GridItem{0, params_.row_us.value * heads_in_item});
+      }
       if (grid) {
         per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
         if (dq_rows) per_mask_runs.push_back({params_.row_us.value, group * ((seqlen_q + params_.tile.q - 1) / params_.tile.q)});
@@ -382,7 +439,7 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
       result.full_tiles += head.full() * heads_per_mask * shape.batch;
       result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
       append_outer_costs(params_, main_costs, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item,
-                         per_mask_runs);
+                         per_mask_runs, keyed ? &grid_items.items : nullptr);
       if (dq_rows) {
         // After the kv head's dK/dV columns, the dQ rows of each q head of its group (q-tile row fastest).
         const size_t dq_begin = per_mask_runs.size();
@@ -392,6 +449,10 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
         for (int64_t h = 1; h < group; ++h)
           for (size_t n = dq_begin; n < dq_end; ++n) per_mask_runs.push_back(per_mask_runs[n]);
       }
+    }
+    if (keyed) {
+      grid_items.offsets.push_back(grid_items.items.size());
+      grid_items.heads.push_back(items_per_outer);
     }
     if (grid) {
       // Launch order: outer tile fastest, then head; the heads of this mask are consecutive.
@@ -407,7 +468,11 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   result.flops = 4.0 * result.pairs * static_cast<double>(shape.head_dim) * (pass_ == KernelPass::kBackward ? 2.5 : 1.0);
   result.peak_mem_bytes = attention_peak_bytes(shape, seqlen_q, seqlen_k, pass_);
   if (result.full_tiles + result.partial_tiles == 0) return result;  // nothing to compute: never launched
-  if (grid) {
+  std::optional<std::vector<CostRun>> promoted;
+  if (keyed) promoted = promoted_launch(grid_items, shape.batch, slots_);
+  if (promoted) {
+    result.slots = schedule_in_order(*promoted, slots_);
+  } else if (grid) {
     const size_t one_batch = ordered.size();
     for (int64_t b = 1; b < shape.batch; ++b) ordered.insert(ordered.end(), ordered.begin(), ordered.begin() + one_batch);
     result.slots = schedule_in_order(ordered, slots_);

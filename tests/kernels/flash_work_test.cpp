@@ -130,7 +130,7 @@ TEST(FlashWork, BackwardListIsTheTransposeOfTheSameTiling) {
     const Mask mask = make_mask(spec, 2500);
     const AttentionProblem p = make_problem(mask, 1, 8, 2, 64, DType::kFp16);
     const TileShape shape = flash_tile_shape(64, DType::kFp16, Pass::kBackward);
-    const FlashPassWork backward = build_backward_work(p, shape);
+    const FlashPassWork backward = build_backward_work(p, shape, 132);
     // Build the forward list with the backward tile shape and compare the expanded tile sets.
     const FlashPassWork forward = build_forward_work(p, shape);
     EXPECT_EQ(expand(backward, true), expand(forward, false)) << spec;
@@ -144,7 +144,7 @@ TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
   ASSERT_EQ(shape.k, 128);
   // Causal: every k tile's q tiles end at the last one.
   {
-    const FlashPassWork w = build_backward_work(make_problem(make_mask("causal", 3000), 1, 8, 2, 128, DType::kBf16), shape);
+    const FlashPassWork w = build_backward_work(make_problem(make_mask("causal", 3000), 1, 8, 2, 128, DType::kBf16), shape, 132);
     ASSERT_EQ(static_cast<int>(w.outer_walk.size()), w.outer_tiles);
     for (int c = 0; c < w.outer_tiles; ++c) EXPECT_EQ(w.outer_walk[c], kWalkFromSharedEnd) << "k tile " << c;
   }
@@ -152,7 +152,7 @@ TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
   // apart until the window reaches the sequence's last q tile (46).
   {
     const FlashPassWork w = build_backward_work(
-        make_problem(make_mask("sliding_window_causal:window=300", 3000), 1, 8, 2, 128, DType::kBf16), shape);
+        make_problem(make_mask("sliding_window_causal:window=300", 3000), 1, 8, 2, 128, DType::kBf16), shape, 132);
     for (int c = 0; c < w.outer_tiles; ++c) {
       EXPECT_EQ(w.outer_walk[c], std::min(2 * c + 6, 46) == 46 ? kWalkFromSharedEnd : int8_t{0}) << "k tile " << c;
     }
@@ -161,11 +161,35 @@ TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
   {
     AttentionProblem p = make_problem(make_mask("causal", 3000), 1, 8, 2, 128, DType::kBf16);
     p.slices = {{{0, 3000, 0, 1000, SliceType::kFull}}};
-    const FlashPassWork w = build_backward_work(p, shape);
+    const FlashPassWork w = build_backward_work(p, shape, 132);
     for (int c = 0; c < w.outer_tiles; ++c) {
       EXPECT_EQ(w.outer_walk[c], c < 8 ? kWalkFromSharedEnd : int8_t{0}) << "k tile " << c;
     }
   }
+}
+
+TEST(FlashWork, BackwardCtasStartTheLongKTilesOfEveryKvHeadFirst) {
+  // Causal 4K, 8 kv heads, 132 SMs: k tile j has 64 - 2j q tiles (two of them partial); the k tiles of at least
+  // half an SM's share of the work (total / (2 x 132)) start first, costliest first across the kv heads: k tile 0
+  // of kv heads 0..7, then k tile 1 of each, ...; the rest follow head after head.
+  const AttentionProblem p = make_problem(make_mask("causal", 4096), 1, 64, 8, 128, DType::kBf16);
+  const FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
+  ASSERT_EQ(w.outer_tiles, 32);
+  ASSERT_EQ(w.cta_items.size(), static_cast<size_t>(8 * 32));
+  std::vector<int32_t> sorted = w.cta_items;
+  std::sort(sorted.begin(), sorted.end());
+  for (int32_t n = 0; n < 8 * 32; ++n) ASSERT_EQ(sorted[n], n);
+  for (int kv = 0; kv < 8; ++kv) {
+    EXPECT_EQ(w.cta_items[kv], kv * 32 + 0);
+    EXPECT_EQ(w.cta_items[8 + kv], kv * 32 + 1);
+  }
+  // Keys 4 x 64 - 8j + 2: total 8 x sum_j (258 - 8j) = 8 x 4288; long: 264 x key >= 34304, j <= 16. After the 136
+  // long ones, kv head 0's remaining k tiles 17..31 in order.
+  for (int j = 0; j < 15; ++j) EXPECT_EQ(w.cta_items[136 + j], 17 + j);
+  // 132 slots on 132 k tiles of a full mask (equal keys): every one is long, and ties keep the head-major order.
+  const FlashPassWork full = build_backward_work(make_problem(make_mask("full", 4096), 1, 64, 8, 128, DType::kBf16),
+                                                 flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
+  for (int32_t n = 0; n < 8 * 32; ++n) EXPECT_EQ(full.cta_items[n], n);
 }
 
 TEST(FlashWork, PerKvHeadMasksGetOneListEach) {
@@ -177,7 +201,7 @@ TEST(FlashWork, PerKvHeadMasksGetOneListEach) {
   EXPECT_EQ(w.num_masks, 4);
   EXPECT_EQ(static_cast<int>(w.run_offsets.size()), 1 + 4 * w.outer_tiles);
   EXPECT_EQ(w.touched_tiles, count_tiles(mask, shape).touched);
-  EXPECT_EQ(build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward)).outer_walk.size(),
+  EXPECT_EQ(build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132).outer_walk.size(),
             static_cast<size_t>(4 * ((2048 + 127) / 128)));
 }
 

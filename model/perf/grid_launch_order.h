@@ -1,0 +1,26 @@
+// The launch order of a costliest-first grid (KernelScheduler::kGridCostliestFirst: lcab_flash's Hopper backward),
+// shared by the kernel's work list (kernels/flash_work.cpp) and the kernel cost model (kernel_cost.cpp), so that
+// the model schedules the CTAs in the order the GPU receives them.
+//
+// The items (CTAs) come head-major: every outer tile of head 0 costliest first, then head 1, ... (batch outermost).
+// That order keeps the CTAs resident together on few heads' rows (L2), but when a few items are long compared with
+// the load of one SM, those of the last heads start late and finish alone (a causal mask at 4K: 1.57 times the
+// mean load). So the items whose key reaches half the mean load per slot go first, costliest first across heads;
+// the others keep their head-major order.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace lcab::perf {
+
+/// True when some item is long enough to be moved ahead: 2 x slots x max_key >= total_key.
+bool grid_launch_promotes(int64_t max_key, int64_t total_key, int64_t slots);
+
+/// The launch order, as indices into `keys` (item costs in any unit proportional to time, head-major order): first
+/// the items with 2 x slots x key >= sum of keys, by key descending (equal keys in the given order), then the rest
+/// in the given order. The identity when no item is that long.
+std::vector<int32_t> grid_launch_order(std::span<const int64_t> keys, int64_t slots);
+
+}  // namespace lcab::perf
