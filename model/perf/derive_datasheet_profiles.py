@@ -152,8 +152,9 @@ WORK_ITEMS = {
 
 # How a kernel hands its CTAs to the SMs where it differs from its implementation's scheduler (IMPLS).
 SCHEDULERS = {
-    ("lcab_flash", "bwd"): "grid_costliest_first",  # kernels/hopper/flash_backward_sm90.cu: one CTA per (k tile, kv
-                                                    # head, batch), k tiles of each kv head costliest first
+    ("lcab_flash", "bwd"): "grid_long_items_first",  # kernels/hopper/flash_backward_sm90.cu: one CTA per (k tile,
+                                                     # kv head, batch), k tiles of each kv head costliest first,
+                                                     # long ones of every head first (model/perf/grid_launch_order.h)
 }
 
 # Terms only some kernels have (model/perf/profile.h); each starts at 0 and is fitted by lcab-calibrate.

@@ -5,8 +5,8 @@
 // The items (CTAs) come head-major: every outer tile of head 0 costliest first, then head 1, ... (batch outermost).
 // That order keeps the CTAs resident together on few heads' rows (L2), but when a few items are long compared with
 // the load of one SM, those of the last heads start late and finish alone (a causal mask at 4K: 1.57 times the
-// mean load). So the items whose key reaches half the mean load per slot go first, costliest first across heads;
-// the others keep their head-major order.
+// mean load). So the items whose key reaches a quarter of the mean load per slot go first, costliest first across
+// heads; the others keep their head-major order (interleaving every head costs L2 locality on document masks).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +15,11 @@
 
 namespace lcab::perf {
 
-/// True when some item is long enough to be moved ahead: 2 x slots x max_key >= total_key.
+/// True when some item is long enough to be moved ahead: 4 x slots x max_key >= total_key.
 bool grid_launch_promotes(int64_t max_key, int64_t total_key, int64_t slots);
 
 /// The launch order, as indices into `keys` (item costs in any unit proportional to time, head-major order): first
-/// the items with 2 x slots x key >= sum of keys, by key descending (equal keys in the given order), then the rest
+/// the items with 4 x slots x key >= sum of keys, by key descending (equal keys in the given order), then the rest
 /// in the given order. The identity when no item is that long.
 std::vector<int32_t> grid_launch_order(std::span<const int64_t> keys, int64_t slots);
 

@@ -122,7 +122,7 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
             t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us + c.outer_us) *
            heads_in_item;
   };
-  if (p.scheduler != KernelScheduler::kGridCostliestFirst) {
+  if (p.scheduler != KernelScheduler::kGridCostliestFirst && p.scheduler != KernelScheduler::kGridLongItemsFirst) {
     for_each_outer([&](const OuterTile& t) {
       if (t.tiles == 0 && !grid) return;
       push_cost(out, item_cost(t));
@@ -139,7 +139,7 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
   }
 }
 
-/// The items of a costliest-first grid per head mask: each mask's items costliest first, and how many heads (CTAs
+/// The items of a grid of long items first (KernelScheduler::kGridLongItemsFirst) per head mask: each mask's items costliest first, and how many heads (CTAs
 /// per outer tile) launch that list one after the other.
 struct GridMaskItems {
   std::vector<GridItem> items;  ///< every mask's list, concatenated
@@ -147,7 +147,7 @@ struct GridMaskItems {
   std::vector<int64_t> heads;   ///< per mask
 };
 
-/// The whole launch of a costliest-first grid in grid_launch_order when it moves long items ahead (head-major:
+/// The whole launch of a grid of long items first in grid_launch_order when it moves long items ahead (head-major:
 /// batch element, then mask, then head, each head's items costliest first). std::nullopt when no item is long
 /// enough: the launch stays head-major, as the caller's runs have it.
 std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, int64_t batch, int64_t slots) {
@@ -417,9 +417,10 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   std::vector<CostRun> runs;          // persistent: all items
   std::vector<CostRun> ordered;       // grid: the whole launch order
   std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
-  // A costliest-first grid keeps its items with their keys (head-major, one batch element) for grid_launch_order.
-  const bool keyed = params_.scheduler == KernelScheduler::kGridCostliestFirst;
-  LCAB_CHECK(!(keyed && dq_rows), "kernel " << params_.impl << ": a costliest-first grid has no dQ row items");
+  // A grid of long items first keeps its items with their keys (head-major, one batch element) for
+  // grid_launch_order.
+  const bool keyed = params_.scheduler == KernelScheduler::kGridLongItemsFirst;
+  LCAB_CHECK(!(keyed && dq_rows), "kernel " << params_.impl << ": a grid of long items first has no dQ row items");
   GridMaskItems grid_items;
   for (int64_t m = 0; m < masks; ++m) {
     const auto head = head_tiles_of(m);

@@ -93,9 +93,14 @@ enum class KernelScheduler : uint8_t {
                                 ///< each CTA to the first free slot (waves)
   kGridCostliestFirst = 2,      ///< a grid launch whose outer tiles of each head mask are ordered costliest first
                                 ///< (tiles + 1/4 per boundary tile, the work list's order; empty ones last), then
-                                ///< head, batch; each CTA to the first free slot (lcab_flash's Hopper backward)
+                                ///< head, batch; each CTA to the first free slot (lcab_flash's Hopper backward
+                                ///< before 2026-11-23)
+  kGridLongItemsFirst = 3,      ///< kGridCostliestFirst, except that the items long against one slot's share of
+                                ///< the work start first, costliest first across heads (perf::grid_launch_order;
+                                ///< lcab_flash's Hopper backward)
 };
-std::string_view to_string(KernelScheduler scheduler);  ///< "persistent_longest_first" | "grid_waves"
+std::string_view to_string(KernelScheduler scheduler);  ///< "persistent_longest_first" | "grid_waves" |
+                                                        ///< "grid_costliest_first" | "grid_long_items_first"
 KernelScheduler parse_kernel_scheduler(std::string_view name);
 
 /// What one CTA of the kernel computes (its work item), from the kernel's grid.

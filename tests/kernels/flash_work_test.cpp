@@ -170,7 +170,7 @@ TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
 
 TEST(FlashWork, BackwardCtasStartTheLongKTilesOfEveryKvHeadFirst) {
   // Causal 4K, 8 kv heads, 132 SMs: k tile j has 64 - 2j q tiles (two of them partial); the k tiles of at least
-  // half an SM's share of the work (total / (2 x 132)) start first, costliest first across the kv heads: k tile 0
+  // a quarter of an SM's share of the work (total / (4 x 132)) start first, costliest first across the kv heads: k tile 0
   // of kv heads 0..7, then k tile 1 of each, ...; the rest follow head after head.
   const AttentionProblem p = make_problem(make_mask("causal", 4096), 1, 64, 8, 128, DType::kBf16);
   const FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
@@ -183,9 +183,12 @@ TEST(FlashWork, BackwardCtasStartTheLongKTilesOfEveryKvHeadFirst) {
     EXPECT_EQ(w.cta_items[kv], kv * 32 + 0);
     EXPECT_EQ(w.cta_items[8 + kv], kv * 32 + 1);
   }
-  // Keys 4 x 64 - 8j + 2: total 8 x sum_j (258 - 8j) = 8 x 4288; long: 264 x key >= 34304, j <= 16. After the 136
-  // long ones, kv head 0's remaining k tiles 17..31 in order.
-  for (int j = 0; j < 15; ++j) EXPECT_EQ(w.cta_items[136 + j], 17 + j);
+  // Keys 4 x 64 - 8j + 2: total 8 x sum_j (258 - 8j) = 8 x 4288; long: 4 x 132 x key >= 34304, j <= 24. After the
+  // 200 long ones, kv head 0's remaining k tiles 25..31 in order, then kv head 1's.
+  for (int j = 0; j < 7; ++j) {
+    EXPECT_EQ(w.cta_items[200 + j], 25 + j);
+    EXPECT_EQ(w.cta_items[207 + j], 32 + 25 + j);
+  }
   // 132 slots on 132 k tiles of a full mask (equal keys): every one is long, and ties keep the head-major order.
   const FlashPassWork full = build_backward_work(make_problem(make_mask("full", 4096), 1, 64, 8, 128, DType::kBf16),
                                                  flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);

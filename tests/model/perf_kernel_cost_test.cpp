@@ -244,17 +244,19 @@ TEST(PerfKernelCost, CachedCostEqualsFreshCost) {
 TEST(PerfKernelCost, GridCostliestFirstLaunchesEachHeadsTilesCostliestFirst) {
   // Causal S = 512, 2 q heads (MHA), 3 slots; rows cost 2.5, 3.5, 4.5, 5.5 us per head.
   // Longest first over all items: {5.5, 3.5, 2.5}, {5.5, 3.5, 2.5}, {4.5, 4.5} -> 11.5.
-  // Costliest first per head, head after head, each to the first free slot, except that rows long against a
-  // slot's share (key 4 x tiles + boundary tiles >= total / (2 x slots) = 88 / 6: the 5.5 us rows) of every head
-  // go first (perf::grid_launch_order): 5.5 | 5.5 | 4.5, then 3.5 at 4.5 (8), 2.5 at 5.5 (8), head 1's 4.5 at 5.5
-  // (10), 3.5 at 8 (11.5), 2.5 at 8 (10.5) -> 11.5 (head after head alone: 12).
+  // Costliest first per head, head after head, each to the first free slot: 5.5 | 4.5 | 3.5, 2.5 (6) | head 1:
+  // 5.5 on the slot free at 4.5 (10), 4.5 on the one free at 5.5 (10), 3.5 at 6 (9.5), 2.5 at 9.5 -> 12.
+  // The same with the rows long against a slot's share (key 4 x tiles + boundary tiles >= total / (4 x slots) =
+  // 88 / 12: the 5.5, 4.5 and 3.5 us rows) of every head first, costliest first (perf::grid_launch_order):
+  // 5.5 | 5.5 | 4.5, then 4.5 at 4.5 (9), 3.5 at 5.5 (9), 3.5 at 5.5 (9), 2.5 at 9 (11.5), 2.5 at 9 -> 11.5.
   // Plain launch order (2.5, 3.5, 4.5, 5.5 per head): -> 13.5.
   const Mask mask = make_mask("causal", 512);
   const auto time = [&](KernelScheduler scheduler) {
     return KernelCostModel(simple_kernel("fwd", scheduler), 3).cost(mask, heads_shape(2, 2)).time_us;
   };
   EXPECT_DOUBLE_EQ(time(KernelScheduler::kPersistentLongestFirst), 3.0 + 11.5);
-  EXPECT_DOUBLE_EQ(time(KernelScheduler::kGridCostliestFirst), 3.0 + 11.5);
+  EXPECT_DOUBLE_EQ(time(KernelScheduler::kGridCostliestFirst), 3.0 + 12.0);
+  EXPECT_DOUBLE_EQ(time(KernelScheduler::kGridLongItemsFirst), 3.0 + 11.5);
   EXPECT_DOUBLE_EQ(time(KernelScheduler::kGridWaves), 3.0 + 13.5);
   // A grid launches the empty rows too (last, 0.5 us each).
   const std::vector<std::vector<Slice>> one_tile = {{Slice{0, 128, 0, 128, SliceType::kFull}}};

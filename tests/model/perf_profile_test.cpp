@@ -64,6 +64,7 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   p.kernels[0].sustained_slowdown = Sourced{0.2, "test"};
   p.kernels[0].sustained_rate_per_us = Sourced{1e-4, "test"};
   p.kernels[0].host_floor_us = Sourced{120, "test"};
+  p.kernels[0].scheduler = KernelScheduler::kGridLongItemsFirst;
   p.kernels[1].scheduler = KernelScheduler::kGridCostliestFirst;
   p.kernels[1].whole_sequence_band = true;
   p.collectives[2].small_group_us_per_byte = Sourced{2e-6, "test"};
@@ -80,6 +81,7 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   EXPECT_DOUBLE_EQ(back.kernels[0].sustained_rate_per_us->value, 1e-4);
   EXPECT_DOUBLE_EQ(back.kernels[0].host_floor_us->value, 120);
   EXPECT_FALSE(back.kernels[1].has_sustained_clocks());
+  EXPECT_EQ(back.kernels[0].scheduler, KernelScheduler::kGridLongItemsFirst);
   EXPECT_EQ(back.kernels[1].scheduler, KernelScheduler::kGridCostliestFirst);
   EXPECT_TRUE(back.kernels[1].whole_sequence_band);
   EXPECT_EQ(back.collective(CollectiveOp::kAllGather, LinkClass::kInterNode).bytes_per_s.value, 10e9);
