@@ -41,7 +41,23 @@ int64_t count_bits(const uint64_t* words, int64_t begin, int64_t end) {
   return n;
 }
 
+// count_word_groups's loop, built like count_bits.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+void count_groups(const uint64_t* words, size_t groups, size_t per_group, int64_t* counts) {
+  for (size_t g = 0; g < groups; ++g) {
+    int64_t n = 0;
+    for (size_t i = 0; i < per_group; ++i) n += std::popcount(words[g * per_group + i]);
+    counts[g] = n;
+  }
+}
+
 }  // namespace
+
+void count_word_groups(const uint64_t* words, size_t groups, size_t per_group, int64_t* counts) {
+  count_groups(words, groups, per_group, counts);
+}
 
 bool TileGrid::aligned(const Mask& mask, TileShape shape) {
   const int64_t S = mask.seqlen();
