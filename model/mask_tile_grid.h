@@ -29,7 +29,8 @@ class TileGrid {
   /// True when `mask` is tile-aligned for `shape` (see above). O(slices).
   static bool aligned(const Mask& mask, TileShape shape);
   /// The grid of `mask` for `shape` with lines of the given kind; nullptr when the mask is not tile-aligned.
-  /// O(slices + bits / 64).
+  /// O(slices + bits / 64), one pass over the slices (each checked as it is set; the first few thousand of each
+  /// head mask are checked before the bits are allocated, so most masks off the tiles allocate nothing).
   static std::shared_ptr<const TileGrid> make(const Mask& mask, TileShape shape, Lines lines);
 
   TileShape shape() const { return shape_; }

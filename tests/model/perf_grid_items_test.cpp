@@ -97,6 +97,20 @@ TEST(PerfGridItems, OnlyTileAlignedMasksHaveGrids) {
   EXPECT_FALSE(TileGrid::make(make_mask("causal", 4096), {128, 128}, TileGrid::Lines::kRows));
   EXPECT_FALSE(TileGrid::make(make_mask("variable_block_sparse", 8192, 2), {64, 128}, TileGrid::Lines::kColumns));
   EXPECT_TRUE(TileGrid::make(make_mask("block_sparse:block=64", 4096, 2), {64, 64}, TileGrid::Lines::kRows));
+  // A slice off the tiles after thousands of aligned ones (past the slices checked before the bits are made).
+  std::vector<Slice> slices;
+  for (int64_t q = 0; q < 65536; q += 128)
+    for (int64_t k = 0; k < 4096; k += 256) slices.push_back({q, q + 128, k, k + 128, SliceType::kFull});
+  ASSERT_GT(slices.size(), size_t{4096});
+  const Mask aligned(65536, slices);
+  EXPECT_TRUE(TileGrid::aligned(aligned, {128, 128}));
+  EXPECT_TRUE(TileGrid::make(aligned, {128, 128}, TileGrid::Lines::kRows));
+  EXPECT_TRUE(TileGrid::make(aligned, {64, 128}, TileGrid::Lines::kColumns));
+  slices.back().k_end -= 64;
+  const Mask late(65536, slices);
+  EXPECT_FALSE(TileGrid::aligned(late, {128, 128}));
+  EXPECT_FALSE(TileGrid::make(late, {128, 128}, TileGrid::Lines::kRows));
+  EXPECT_FALSE(TileGrid::make(late, {64, 128}, TileGrid::Lines::kColumns));
 }
 
 TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
