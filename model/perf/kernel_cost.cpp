@@ -6,6 +6,7 @@
 
 #include "model/error.h"
 #include "model/mask_tiling.h"
+#include "model/perf/stable_sort_small.h"
 
 namespace lcab::perf {
 namespace {
@@ -123,7 +124,7 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
   }
   std::vector<OuterTile> outer;
   for_each_outer([&](const OuterTile& t) { outer.push_back(t); });
-  std::stable_sort(outer.begin(), outer.end(), [](const OuterTile& a, const OuterTile& b) {
+  stable_sort_small(outer, [](const OuterTile& a, const OuterTile& b) {
     return 4 * a.tiles + a.partial > 4 * b.tiles + b.partial;
   });
   for (const OuterTile& t : outer) push_cost(out, item_cost(t));

@@ -1,4 +1,5 @@
 #include "model/perf/kernel_cost.h"
+#include "model/perf/stable_sort_small.h"
 
 #include <algorithm>
 #include <queue>
@@ -120,6 +121,23 @@ TEST(PerfSlotScheduler, GroupedLoadsEqualTheItemByItemHeap) {
     ++checked;
   }
   EXPECT_EQ(checked, 400);
+}
+
+// stable_sort_small orders as std::stable_sort does (equal keys in their order), by insertion and above its limit.
+TEST(PerfStableSortSmall, EqualsStdStableSort) {
+  Rng rng(13);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::pair<int64_t, int>> v;  // (key, original index)
+    const int64_t n = rng.uniform_int(0, 2 * static_cast<int64_t>(kInsertionSortMax) + 2);
+    for (int i = 0; i < n; ++i) v.push_back({rng.uniform_int(0, 4), i});
+    const auto by_key = [](const std::pair<int64_t, int>& a, const std::pair<int64_t, int>& b) {
+      return a.first > b.first;
+    };
+    std::vector<std::pair<int64_t, int>> expected = v;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    stable_sort_small(v, by_key);
+    EXPECT_EQ(v, expected) << trial;
+  }
 }
 
 // Calls with at most one item per slot (small CP items) take a shortcut: each item on an idle slot of its own.
