@@ -9,7 +9,7 @@
 
 namespace lcab::perf {
 
-inline constexpr size_t kInsertionSortMax = 32;
+inline constexpr size_t kInsertionSortMax = 64;
 
 /// Sorts `v` by `less` (a strict weak order), equal elements kept in their order: std::stable_sort's result.
 template <class T, class Less>
