@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 
 #include "model/error.h"
 
@@ -41,21 +42,53 @@ int64_t count_bits(const uint64_t* words, int64_t begin, int64_t end) {
   return n;
 }
 
-}  // namespace
+// count_word_groups's loop, built like count_bits.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+void count_groups(const uint64_t* words, size_t groups, size_t per_group, int64_t* counts) {
+  for (size_t g = 0; g < groups; ++g) {
+    int64_t n = 0;
+    for (size_t i = 0; i < per_group; ++i) n += std::popcount(words[g * per_group + i]);
+    counts[g] = n;
+  }
+}
 
-bool TileGrid::aligned(const Mask& mask, TileShape shape) {
+// True when slice s is FULL with its bounds on the tiles of `shape`.
+bool slice_aligned(const Slice& s, TileShape shape) {
+  return s.type == SliceType::kFull && s.q_begin % shape.q == 0 && s.q_end % shape.q == 0 && s.k_begin % shape.k == 0 &&
+         s.k_end % shape.k == 0;
+}
+
+// True when S is a multiple of both tile sides, and the first `prefix` slices of every head mask are aligned.
+bool aligned_prefix(const Mask& mask, TileShape shape, size_t prefix) {
   const int64_t S = mask.seqlen();
   if (shape.q <= 0 || shape.k <= 0 || S % shape.q != 0 || S % shape.k != 0) return false;
-  for (int h = 0; h < mask.num_head_masks(); ++h)
-    for (const Slice& s : mask.slices(h))
-      if (s.type != SliceType::kFull || s.q_begin % shape.q != 0 || s.q_end % shape.q != 0 ||
-          s.k_begin % shape.k != 0 || s.k_end % shape.k != 0)
-        return false;
+  for (int h = 0; h < mask.num_head_masks(); ++h) {
+    const std::vector<Slice>& slices = mask.slices(h);
+    for (size_t n = 0; n < std::min(prefix, slices.size()); ++n)
+      if (!slice_aligned(slices[n], shape)) return false;
+  }
   return true;
 }
 
+// Slices of each head mask checked before a grid's bits are allocated (TileGrid::make).
+constexpr size_t kCheckedFirst = 4096;
+
+}  // namespace
+
+void count_word_groups(const uint64_t* words, size_t groups, size_t per_group, int64_t* counts) {
+  count_groups(words, groups, per_group, counts);
+}
+
+bool TileGrid::aligned(const Mask& mask, TileShape shape) {
+  return aligned_prefix(mask, shape, std::numeric_limits<size_t>::max());
+}
+
 std::shared_ptr<const TileGrid> TileGrid::make(const Mask& mask, TileShape shape, Lines lines) {
-  if (!aligned(mask, shape)) return nullptr;
+  // Masks that are not aligned almost always show it in their first slices: those are checked before the bits are
+  // allocated; every slice is checked as it is set (one pass over the slices, not a check pass and a set pass).
+  if (!aligned_prefix(mask, shape, kCheckedFirst)) return nullptr;
   std::shared_ptr<TileGrid> g(new TileGrid());
   const int64_t q_tiles = mask.seqlen() / shape.q, k_tiles = mask.seqlen() / shape.k;
   g->shape_ = shape;
@@ -67,6 +100,7 @@ std::shared_ptr<const TileGrid> TileGrid::make(const Mask& mask, TileShape shape
   g->bits_.assign(static_cast<size_t>(g->heads_) * g->num_lines_ * g->words_per_line_, 0);
   for (int h = 0; h < g->heads_; ++h) {
     for (const Slice& s : mask.slices(h)) {
+      if (!slice_aligned(s, shape)) return nullptr;
       const int64_t q0 = s.q_begin / shape.q, q1 = s.q_end / shape.q, k0 = s.k_begin / shape.k,
                     k1 = s.k_end / shape.k;
       const bool rows = lines == Lines::kRows;

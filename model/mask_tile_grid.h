@@ -29,7 +29,8 @@ class TileGrid {
   /// True when `mask` is tile-aligned for `shape` (see above). O(slices).
   static bool aligned(const Mask& mask, TileShape shape);
   /// The grid of `mask` for `shape` with lines of the given kind; nullptr when the mask is not tile-aligned.
-  /// O(slices + bits / 64).
+  /// O(slices + bits / 64), one pass over the slices (each checked as it is set; the first few thousand of each
+  /// head mask are checked before the bits are allocated, so most masks off the tiles allocate nothing).
   static std::shared_ptr<const TileGrid> make(const Mask& mask, TileShape shape, Lines lines);
 
   TileShape shape() const { return shape_; }
@@ -44,6 +45,15 @@ class TileGrid {
   int64_t first(int head, int64_t line, int64_t begin, int64_t end) const;
   /// One past the last touched position in [begin, end), or -1.
   int64_t last_end(int head, int64_t line, int64_t begin, int64_t end) const;
+  /// The bits of line `line` of head mask `head` at positions [begin, begin + n) as one word, bit i for position
+  /// begin + i; 1 <= n <= 64 and the positions within the line. O(1): one or two words read, no popcount.
+  uint64_t bits(int head, int64_t line, int64_t begin, int64_t n) const {
+    const uint64_t* words = line_words(head, line);
+    const int64_t w = begin >> 6, b = begin & 63;
+    uint64_t x = words[w] >> b;
+    if (b != 0 && b + n > 64) x |= words[w + 1] << (64 - b);
+    return n == 64 ? x : x & ((uint64_t{1} << n) - 1);
+  }
 
  private:
   TileGrid() = default;
@@ -58,5 +68,9 @@ class TileGrid {
   int64_t words_per_line_ = 0;
   std::vector<uint64_t> bits_;  ///< [head][line][word]
 };
+
+/// counts[g] = set bits of words[g * per_group, (g + 1) * per_group), for g < groups: the tile counts of lines
+/// gathered with TileGrid::bits, many lines in one call. Uses POPCNT where the CPU has it (see count_bits).
+void count_word_groups(const uint64_t* words, size_t groups, size_t per_group, int64_t* counts);
 
 }  // namespace lcab

@@ -27,6 +27,7 @@ bool all_full_slices(std::span<const std::vector<Slice>> lists) {
 }
 
 void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape& tile) {
+  LCAB_CHECK(tile.k > 0, "tile counts need a positive k tile, got " << tile.k);
   order_.resize(list.size());
   for (size_t n = 0; n < list.size(); ++n) order_[n] = static_cast<uint32_t>(n);
   const auto before = [&](uint32_t a, uint32_t b) {
@@ -81,6 +82,12 @@ int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std:
 
 void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
                            const KernelCostModel& model, OuterTileCounts& out) {
+  make_bands(list, model.params().tile);
+  count_banded(list, seqlen_q, seqlen_k, model, out);
+}
+
+void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
+                                  const KernelCostModel& model, OuterTileCounts& out) {
   const KernelParams& p = model.params();
   const TileShape tile = p.tile;
   LCAB_CHECK(seqlen_q > 0 && seqlen_k > 0 && tile.q > 0 && tile.k > 0,
@@ -89,7 +96,6 @@ void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int
   const bool with_slices = p.slice_us && p.slice_us->value > 0;
   out.area = 0;
   for (const Slice& s : list) out.area += static_cast<double>(s.area());
-  make_bands(list, tile);
 
   const int64_t bq = tile.q;
   const int64_t rows = ceil_div(seqlen_q, bq);
@@ -207,6 +213,25 @@ void FullSliceTiler::count(std::span<const std::vector<Slice>> lists, int64_t se
                            const KernelCostModel& model, std::vector<OuterTileCounts>& out) {
   out.resize(lists.size());
   for (size_t n = 0; n < lists.size(); ++n) count(lists[n], seqlen_q, seqlen_k, model, out[n]);
+}
+
+void FullSliceTiler::count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
+                           const std::array<const KernelCostModel*, 2>& models,
+                           std::array<std::vector<OuterTileCounts>, 2>& out) {
+  for (int m = 0; m < 2; ++m)
+    if (models[m]) out[m].resize(lists.size());
+  for (size_t n = 0; n < lists.size(); ++n) {
+    int64_t banded_k = 0;  // the k tile of the bands made of list n (0: none yet)
+    for (int m = 0; m < 2; ++m) {
+      if (!models[m]) continue;
+      const TileShape& tile = models[m]->params().tile;
+      if (tile.k != banded_k) {
+        make_bands(lists[n], tile);
+        banded_k = tile.k;
+      }
+      count_banded(lists[n], seqlen_q, seqlen_k, *models[m], out[m][n]);
+    }
+  }
 }
 
 bool FullSliceTiler::applies(const KernelCostModel& model, std::span<const std::vector<Slice>> lists) {

@@ -21,6 +21,7 @@
 // exactly (doubles below 2^53), so the order of summation does not matter.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -45,6 +46,10 @@ class FullSliceTiler {
   /// count() of every list (one per head mask of a call), into out (resized to the lists).
   void count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
              const KernelCostModel& model, std::vector<OuterTileCounts>& out);
+  /// count() of every list for each model given (a null one left out, its out untouched), into out[model]: each
+  /// list's bands are made once for both models when their k tiles agree (they depend on nothing else).
+  void count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
+             const std::array<const KernelCostModel*, 2>& models, std::array<std::vector<OuterTileCounts>, 2>& out);
   /// True when the counts of count() determine `model`'s cost of the lists: every slice is FULL and the model's
   /// cost depends on tile counts only (KernelCostModel::tile_counts_determine_cost).
   static bool applies(const KernelCostModel& model, std::span<const std::vector<Slice>> lists);
@@ -66,7 +71,11 @@ class FullSliceTiler {
     uint32_t full_at, full_n;        // merged full tiles in full_pool_
     int64_t touched_tiles, full_tiles;
   };
+  /// Groups `list` into bands; reads only tile.k of the tile shape.
   void make_bands(const std::vector<Slice>& list, const TileShape& tile);
+  /// count() of `list` from the bands make_bands made of it for a tile shape with the model's k tile.
+  void count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
+                    OuterTileCounts& out);
   // The union of several lists of intervals (each sorted by begin, disjoint), merged into `out`; returns its size
   // in tiles.
   int64_t merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,

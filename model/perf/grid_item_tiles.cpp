@@ -1,6 +1,7 @@
 #include "model/perf/grid_item_tiles.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "model/error.h"
@@ -37,7 +38,7 @@ class PositionSet {
  public:
   PositionSet(const std::vector<TileRunOfMap>& runs, int64_t line_length, std::vector<Span>& direct,
               std::vector<Span>& gaps)
-      : line_length_(line_length), spans_(&direct) {
+      : line_length_(line_length), runs_(&runs), spans_(&direct) {
     direct.clear();
     gaps.clear();
     for (const TileRunOfMap& r : runs) direct.push_back({r.global, r.global + r.tiles});
@@ -48,6 +49,7 @@ class PositionSet {
       covered = std::max(covered, end);
     }
     if (covered < line_length) gaps.push_back({covered, line_length});
+    direct_ = &direct;
     if (gaps.size() + 1 < direct.size()) {
       spans_ = &gaps;
       complement_ = true;
@@ -59,11 +61,41 @@ class PositionSet {
     return n;
   }
 
+  /// True when the runs are few, short and disjoint: then gather_lines counts every line exactly as count() does.
+  bool gatherable() const {
+    if (runs_->size() > kMaxGatheredRuns) return false;
+    for (const TileRunOfMap& r : *runs_)
+      if (r.tiles > 64) return false;
+    const std::vector<Span>& direct = *direct_;
+    for (size_t i = 1; i < direct.size(); ++i)
+      if (direct[i].first < direct[i - 1].second) return false;
+    return true;
+  }
+  static constexpr size_t kMaxGatheredRuns = 8;
+
  private:
   int64_t line_length_;
+  const std::vector<TileRunOfMap>* runs_;
   const std::vector<Span>* spans_;  ///< the runs, or the gaps when complement_
+  const std::vector<Span>* direct_ = nullptr;  ///< the runs, sorted
   bool complement_ = false;
 };
+
+// The lines of a grid at the positions of a few short disjoint runs (PositionSet::gatherable()), gathered as one word
+// per (line, head list, run) with TileGrid::bits and counted in one call: what PositionSet::count gives for each line
+// (the union of disjoint runs is their sum), without a call per run. words: [line][head list][run]; counts:
+// [line][head list]. A line of -1 (a pad) has no bits.
+void gather_lines(const TileGrid& grid, const std::vector<int>& head_lists, const std::vector<int64_t>& lines,
+                  const std::vector<TileRunOfMap>& runs, std::vector<uint64_t>& words, std::vector<int64_t>& counts) {
+  const size_t heads = head_lists.size(), per_line = heads * runs.size();
+  words.resize(lines.size() * per_line);
+  counts.resize(lines.size() * heads);
+  uint64_t* w = words.data();
+  for (int64_t line : lines)
+    for (int h : head_lists)
+      for (const TileRunOfMap& r : runs) *w++ = line < 0 ? 0 : grid.bits(h, line, r.global, r.tiles);
+  count_word_groups(words.data(), lines.size() * heads, runs.size(), counts.data());
+}
 
 }  // namespace
 
@@ -79,6 +111,10 @@ GridItemTiler::GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bo
     k_step_ = std::max<int64_t>(k_step_, g->shape().k);
   }
   LCAB_CHECK(main_ != nullptr, "a grid item tiler needs the tile grid of at least one pass");
+  for (const TileGrid* g : grids_)
+    if (g && g != main_ && main_->lines() == TileGrid::Lines::kRows && g->lines() == TileGrid::Lines::kColumns &&
+        g->shape().k == main_->shape().k && main_->shape().q % g->shape().q == 0)
+      columns_per_main_tile_ = main_->shape().q / g->shape().q;
 }
 
 bool GridItemTiler::aligned(const cp::TokenMap& map, bool kv) const {
@@ -126,38 +162,61 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
   lines.clear();
   line_buffer.clear();
   line_counts.clear();
-  int64_t line_lo = kAll, line_hi = -1;
-  for (const TileRunOfMap& lr : line_runs) {
+  std::vector<int64_t>& line_global = scratch.line_global;
+  line_global.clear();
+  for (const TileRunOfMap& lr : line_runs)
     for (int64_t i = 0; i < lr.tiles; ++i) {
-      const int64_t line = lr.global + i;
-      bool any = false;
-      for (size_t h = 0; h < heads; ++h) {
-        const int64_t n = positions.count(*main_, head_lists[h], line);
-        line_counts.push_back(n);
-        any = any || n > 0;
-      }
+      line_global.push_back(lr.global + i);
       line_buffer.push_back(lr.buffer + i);
-      if (!any) continue;
-      lines.push_back(line);
-      line_lo = std::min(line_lo, lr.buffer + i);
-      line_hi = std::max(line_hi, lr.buffer + i + 1);
     }
+  // Short position runs (ring items): every line's bits gathered once, counts and first / last positions read off
+  // them. Otherwise each line is counted through the position set and the bounds searched in the grid.
+  const bool gathered = positions.gatherable();
+  if (gathered) {
+    gather_lines(*main_, head_lists, line_global, position_runs, scratch.words, line_counts);
+  } else {
+    for (int64_t line : line_global)
+      for (size_t h = 0; h < heads; ++h) line_counts.push_back(positions.count(*main_, head_lists[h], line));
+  }
+  int64_t line_lo = kAll, line_hi = -1;
+  for (size_t i = 0; i < line_global.size(); ++i) {
+    bool any = false;
+    for (size_t h = 0; h < heads; ++h) any = any || line_counts[i * heads + h] > 0;
+    if (!any) continue;
+    lines.push_back(gathered ? static_cast<int64_t>(i) : line_global[i]);  // gathered: the index of the line
+    line_lo = std::min(line_lo, line_buffer[i]);
+    line_hi = std::max(line_hi, line_buffer[i] + 1);
   }
   if (line_hi < 0) return false;
   int64_t pos_lo = kAll, pos_hi = -1;
-  for (const TileRunOfMap& pr : position_runs) {
+  const size_t runs = position_runs.size();
+  // The word of line index i, head list h, position run r (gathered).
+  const auto word = [&](int64_t i, size_t h, size_t r) {
+    return scratch.words[(static_cast<size_t>(i) * heads + h) * runs + r];
+  };
+  for (size_t r = 0; r < runs; ++r) {
+    const TileRunOfMap& pr = position_runs[r];
     for (int64_t line : lines)
-      for (int h : head_lists) {
-        const int64_t f = main_->first(h, line, pr.global, pr.global + pr.tiles);
+      for (size_t h = 0; h < heads; ++h) {
+        if (gathered) {
+          if (const uint64_t x = word(line, h, r)) pos_lo = std::min<int64_t>(pos_lo, pr.buffer + std::countr_zero(x));
+          continue;
+        }
+        const int64_t f = main_->first(head_lists[h], line, pr.global, pr.global + pr.tiles);
         if (f >= 0) pos_lo = std::min(pos_lo, pr.buffer + f - pr.global);
       }
     if (pos_lo != kAll) break;
   }
-  for (auto pr = position_runs.rbegin(); pr != position_runs.rend(); ++pr) {
+  for (size_t r = runs; r-- > 0;) {
+    const TileRunOfMap& pr = position_runs[r];
     for (int64_t line : lines)
-      for (int h : head_lists) {
-        const int64_t l = main_->last_end(h, line, pr->global, pr->global + pr->tiles);
-        if (l >= 0) pos_hi = std::max(pos_hi, pr->buffer + l - pr->global);
+      for (size_t h = 0; h < heads; ++h) {
+        if (gathered) {
+          if (const uint64_t x = word(line, h, r)) pos_hi = std::max<int64_t>(pos_hi, pr.buffer + 64 - std::countl_zero(x));
+          continue;
+        }
+        const int64_t l = main_->last_end(head_lists[h], line, pr.global, pr.global + pr.tiles);
+        if (l >= 0) pos_hi = std::max(pos_hi, pr.buffer + l - pr.global);
       }
     if (pos_hi >= 0) break;
   }
@@ -191,6 +250,20 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
         if (o < 0 || o >= n) continue;
         for (size_t h = 0; h < heads; ++h) per_head[h].tiles[static_cast<size_t>(o)] = line_counts[i * heads + h];
       }
+    } else if (gathered && columns_per_main_tile_ > 0) {
+      // The k-tile columns of the main rows grid's gathered words: column b of the item (a buffer k tile) has, in
+      // this grid, columns_per_main_tile_ touched q tiles for every main line with bit b (the mask is aligned to
+      // the main grid's tiles, so a main tile's q sub-tiles are all touched or all not). Lines outside the window
+      // were not gathered and hold no bit of the bounding box's q rows; positions outside the bounding box hold
+      // no bit, so every set bit is inside [k_rows) and the sum is what counting this grid gives.
+      const int64_t first_outer = out.k_rows.begin / tk;
+      for (size_t i = 0; i < line_buffer.size(); ++i)
+        for (size_t h = 0; h < heads; ++h)
+          for (size_t r = 0; r < runs; ++r)
+            for (uint64_t x = word(static_cast<int64_t>(i), h, r); x != 0; x &= x - 1) {
+              const int64_t o = position_runs[r].buffer + std::countr_zero(x) - first_outer;
+              per_head[h].tiles[static_cast<size_t>(o)] += columns_per_main_tile_;
+            }
     } else {
       if (columns) {
         tile_runs(k_map, tk, out.k_rows.begin, out.k_rows.end, scratch.outer_runs);
@@ -201,11 +274,18 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
       }
       global_tiles(scratch.outer_runs, outer_rows.begin / outer_tile, n, scratch.outer_global);
       const PositionSet inner(scratch.inner_runs, g->line_length(), scratch.direct, scratch.gaps);
-      for (size_t h = 0; h < heads; ++h)
-        for (int64_t o = 0; o < n; ++o) {
-          const int64_t line = scratch.outer_global[static_cast<size_t>(o)];
-          if (line >= 0) per_head[h].tiles[static_cast<size_t>(o)] = inner.count(*g, head_lists[h], line);
-        }
+      if (inner.gatherable()) {
+        gather_lines(*g, head_lists, scratch.outer_global, scratch.inner_runs, scratch.words, scratch.word_counts);
+        for (size_t h = 0; h < heads; ++h)
+          for (int64_t o = 0; o < n; ++o)
+            per_head[h].tiles[static_cast<size_t>(o)] = scratch.word_counts[static_cast<size_t>(o) * heads + h];
+      } else {
+        for (size_t h = 0; h < heads; ++h)
+          for (int64_t o = 0; o < n; ++o) {
+            const int64_t line = scratch.outer_global[static_cast<size_t>(o)];
+            if (line >= 0) per_head[h].tiles[static_cast<size_t>(o)] = inner.count(*g, head_lists[h], line);
+          }
+      }
     }
     for (OuterTileCounts& c : per_head) {
       int64_t touched = 0;

@@ -39,8 +39,11 @@ struct GridItemScratch {
   std::vector<std::pair<int64_t, int64_t>> direct, gaps;  ///< a position set's runs and gaps (global tiles)
   std::vector<int64_t> line_counts;   ///< [head list][line of line_runs, in order]: the main grid's counts
   std::vector<int64_t> line_buffer;   ///< buffer tile of each line of line_runs
-  std::vector<int64_t> lines;         ///< global lines with a tile
+  std::vector<int64_t> lines;         ///< lines with a tile: global, or indices into line_global when gathered
   std::vector<int64_t> outer_global;  ///< global tile of each outer tile of the item (-1: pad)
+  std::vector<int64_t> line_global;   ///< global tile of each line of line_runs, in order
+  std::vector<uint64_t> words;        ///< gathered bits of short position runs: [line][head list][run]
+  std::vector<int64_t> word_counts;   ///< their tile counts: [line][head list]
 };
 
 class GridItemTiler {
@@ -73,6 +76,9 @@ class GridItemTiler {
   const TileGrid* main_ = nullptr;  ///< the grid the bounding box is read from
   int64_t q_step_ = 0;
   int64_t k_step_ = 0;
+  /// When the other grid is the columns grid of the main rows grid's k tiles, with q tiles dividing the main's:
+  /// its q tiles per main q tile (its counts are then read off the main grid's gathered bits); else 0.
+  int64_t columns_per_main_tile_ = 0;
 };
 
 }  // namespace lcab::perf

@@ -7,6 +7,7 @@
 #include "model/error.h"
 #include "model/mask_tiling.h"
 #include "model/perf/grid_launch_order.h"
+#include "model/perf/stable_sort_small.h"
 
 namespace lcab::perf {
 namespace {
@@ -132,15 +133,15 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
   std::vector<OuterTile> outer;
   for_each_outer([&](const OuterTile& t) { outer.push_back(t); });
   const auto key = [](const OuterTile& t) { return 4 * t.tiles + t.partial; };
-  std::stable_sort(outer.begin(), outer.end(), [&](const OuterTile& a, const OuterTile& b) { return key(a) > key(b); });
+  stable_sort_small(outer, [&](const OuterTile& a, const OuterTile& b) { return key(a) > key(b); });
   for (const OuterTile& t : outer) {
     if (keyed) keyed->push_back({key(t), item_cost(t)});
     push_cost(out, item_cost(t));
   }
 }
 
-/// The items of a grid of long items first (KernelScheduler::kGridLongItemsFirst) per head mask: each mask's items costliest first, and how many heads (CTAs
-/// per outer tile) launch that list one after the other.
+/// The items of a grid of long items first (KernelScheduler::kGridLongItemsFirst) per head mask: each mask's items
+/// costliest first, and how many heads (CTAs per outer tile) launch that list one after the other.
 struct GridMaskItems {
   std::vector<GridItem> items;  ///< every mask's list, concatenated
   std::vector<size_t> offsets{0};

@@ -87,11 +87,11 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   ItemKinds kinds;
   FullSliceTiler full_tiler;  // FULL-slice items (block-sparse off the tiles) counted by q bands, not MaskTiling
   std::array<std::vector<OuterTileCounts>, 2> counts;
-  // The cost of a new content in `pass`: counted by q bands when its slices are all FULL, else from its tiling.
+  // The cost of a new content in `pass`: from its counts when counted by q bands (its slices all FULL), else from
+  // its tiling.
   const auto cost_of = [&](const cp::ComputeItem& item, const AttentionShape& shape, int pass, bool counted) {
     const int64_t q_rows = item.q_rows.length(), k_rows = item.k_rows.length();
     if (!counted) return models[pass]->cost(item.slices, q_rows, k_rows, shape);
-    full_tiler.count(item.slices, q_rows, k_rows, *models[pass], counts[pass]);
     return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape);
   };
   // The entry of an item: its kind (costed when its content is new) and key rows.
@@ -106,6 +106,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
       bool counted = true;
       for (int pass = 0; pass < 2; ++pass)
         counted = counted && (!models[pass] || FullSliceTiler::applies(*models[pass], item->slices));
+      if (counted) full_tiler.count(item->slices, q_rows, k_rows, models, counts);  // both passes, bands made once
       for (int pass = 0; pass < 2; ++pass) {
         if (!models[pass]) continue;
         const KernelCost c = cost_of(*item, shape, pass, counted);

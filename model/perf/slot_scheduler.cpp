@@ -1,7 +1,6 @@
 #include "model/perf/slot_scheduler.h"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 #include "model/error.h"
@@ -9,12 +8,13 @@
 namespace lcab::perf {
 namespace {
 
-// Slot loads as a min-heap plus a lazy offset added to every slot (whole rounds), and the maximum load. Giving
-// an item to the least-loaded slot replaces the heap's top and sifts it down once (a pop and a push would sift
-// twice); the loads held are the same multiset either way, so the same numbers come out.
+// Slot loads as a multiset of values with counts (slots at equal loads share one entry) plus a lazy offset added
+// to every slot (whole rounds), and the maximum load. Each item goes to a least-loaded slot; consecutive items of
+// a run take the slots at the least load together while they last, in one step (the loads and the arithmetic are
+// an item-by-item min-heap's: the same multiset of loads, so the same numbers come out).
 class SlotLoads {
  public:
-  // Only slots that got work are in the heap; the others are idle at load 0 (the minimum).
+  // Only slots that got work are held; the others are idle at load 0 (the minimum).
   explicit SlotLoads(int64_t slots) : slots_(slots) {}
 
   void add(const CostRun& run) {
@@ -22,18 +22,16 @@ class SlotLoads {
     const double c = run.cost_us;
     while (left > 0) {
       // While idle slots remain, they are the least loaded: fill them first.
-      if (static_cast<int64_t>(heap_.size()) < slots_) {
-        const int64_t idle = slots_ - static_cast<int64_t>(heap_.size());
-        const int64_t take = std::min(idle, left);
-        for (int64_t n = 0; n < take; ++n) {
-          heap_.push_back(c - offset_);
-          std::push_heap(heap_.begin(), heap_.end(), std::greater<double>());
-        }
+      if (used_ < slots_) {
+        const int64_t take = std::min(slots_ - used_, left);
+        insert(c - offset_, take);
+        used_ += take;
         max_ = std::max(max_, c);  // offset_ is 0 until every slot has work
         left -= take;
         continue;
       }
-      const double min_load = heap_.front() + offset_;
+      const double least = loads_[first_].load;
+      const double min_load = least + offset_;
       if (left >= slots_ && max_ - min_load <= c) {
         // Every slot takes exactly one item per round (see the header): apply whole rounds at once.
         const int64_t rounds = left / slots_;
@@ -43,31 +41,43 @@ class SlotLoads {
         continue;
       }
       const double load = min_load + c;
-      replace_top(load - offset_);
+      const double stored = load - offset_;
+      // Items one at a time would each take a slot at the least load while any is left there and the new load
+      // stays above it; when it equals it (c = 0), every item of the run gets this load; below it (rounding
+      // against the offset), only one item does before it becomes the least.
+      const int64_t take = stored > least ? std::min(left, loads_[first_].count) : stored == least ? left : 1;
+      if (stored != least) {
+        if ((loads_[first_].count -= take) == 0) ++first_;
+        insert(stored, take);
+      }
       max_ = std::max(max_, load);
-      --left;
+      left -= take;
     }
   }
   double max() const { return max_; }
 
  private:
-  // Replaces the least value by v and restores the min-heap order.
-  void replace_top(double v) {
-    const size_t n = heap_.size();
-    size_t i = 0;
-    for (;;) {
-      const size_t left = 2 * i + 1;
-      if (left >= n) break;
-      const size_t child = left + 1 < n && heap_[left + 1] < heap_[left] ? left + 1 : left;
-      if (!(heap_[child] < v)) break;
-      heap_[i] = heap_[child];
-      i = child;
+  struct Load {
+    double load;    ///< load - offset_
+    int64_t count;  ///< slots at it
+  };
+  // Adds `count` slots at stored load v.
+  void insert(double v, int64_t count) {
+    if (first_ >= kCompactAt) {
+      loads_.erase(loads_.begin(), loads_.begin() + static_cast<std::ptrdiff_t>(first_));
+      first_ = 0;
     }
-    heap_[i] = v;
+    const auto at = std::lower_bound(loads_.begin() + static_cast<std::ptrdiff_t>(first_), loads_.end(), v,
+                                     [](const Load& l, double x) { return l.load < x; });
+    if (at != loads_.end() && at->load == v) at->count += count;
+    else loads_.insert(at, Load{v, count});
   }
+  static constexpr size_t kCompactAt = 64;
 
   int64_t slots_;
-  std::vector<double> heap_;  ///< min-heap (std::greater) of loads - offset_
+  int64_t used_ = 0;           ///< slots with work
+  std::vector<Load> loads_;    ///< ascending by load; entries before first_ are spent
+  size_t first_ = 0;
   double offset_ = 0;
   double max_ = 0;
 };

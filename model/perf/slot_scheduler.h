@@ -1,6 +1,7 @@
 // Distributing a kernel's work items over its execution slots (SMs x CTAs per SM): where wave quantization and
 // imbalance come from. Items are given as runs of equal cost; a run of m items costs O(m / slots) when the slots'
-// loads are within one item's cost of each other (whole rounds are applied at once), else O(log slots) per item.
+// loads are within one item's cost of each other (whole rounds are applied at once), else one step per group of
+// slots at equal load that its items land on (slots at equal loads are held as one entry; O(distinct loads) a step).
 #pragma once
 
 #include <cstdint>

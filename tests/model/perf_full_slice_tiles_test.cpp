@@ -147,6 +147,47 @@ TEST(PerfFullSliceTiles, CostFromCountsEqualsCostOfSlices) {
   EXPECT_GT(compared, 150);
 }
 
+// Both passes counted in one call (bands shared when the k tiles agree, made again when they do not) give each
+// pass's count() exactly, list by list; a null model leaves its output alone.
+TEST(PerfFullSliceTiles, BothModelsInOneCallEqualEachAlone) {
+  KernelParams wide_k = params_of("bwd");
+  wide_k.tile.k = 64;
+  const KernelCostModel fwd(h100(), params_of("fwd")), bwd(h100(), params_of("bwd")), bwd_k64(h100(), wide_k);
+  ASSERT_EQ(fwd.params().tile.k, bwd.params().tile.k);
+  const Mask vbs = make_mask("variable_block_sparse:density=0.3,seed=5", 32768, 4);
+  std::mt19937_64 rng(21);
+  int compared = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const int64_t q0 = static_cast<int64_t>(rng() % 20000), k0 = static_cast<int64_t>(rng() % 20000);
+    const int64_t q1 = q0 + 1 + static_cast<int64_t>(rng() % 9000), k1 = k0 + 1 + static_cast<int64_t>(rng() % 9000);
+    std::vector<std::vector<Slice>> parts;
+    for (int h = 0; h < vbs.num_head_masks(); ++h) parts.push_back(window(vbs.slices(h), q0, q1, k0, k1));
+    for (const std::array<const KernelCostModel*, 2>& models : std::vector<std::array<const KernelCostModel*, 2>>{
+             {&fwd, &bwd}, {&fwd, &bwd_k64}, {nullptr, &bwd}, {&fwd, nullptr}}) {
+      FullSliceTiler together, alone;
+      std::array<std::vector<OuterTileCounts>, 2> both;
+      together.count(parts, q1 - q0, k1 - k0, models, both);
+      for (int m = 0; m < 2; ++m) {
+        if (!models[m]) {
+          EXPECT_TRUE(both[m].empty());
+          continue;
+        }
+        std::vector<OuterTileCounts> each;
+        alone.count(parts, q1 - q0, k1 - k0, *models[m], each);
+        ASSERT_EQ(both[m].size(), each.size());
+        for (size_t n = 0; n < each.size(); ++n) {
+          EXPECT_EQ(both[m][n].tiles, each[n].tiles) << trial << " model " << m << " list " << n;
+          EXPECT_EQ(both[m][n].partial, each[n].partial) << trial;
+          EXPECT_EQ(both[m][n].partial_slices, each[n].partial_slices) << trial;
+          EXPECT_EQ(both[m][n].area, each[n].area) << trial;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 400);
+}
+
 TEST(PerfFullSliceTiles, DeclinesWhatCountsCannotCost) {
   FullSliceTiler tiler;
   const KernelCostModel fwd(h100(), params_of("fwd"));

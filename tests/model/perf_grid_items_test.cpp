@@ -3,6 +3,7 @@
 // holds exactly the key rows and costs of one resolved from slices (every item, own-block parts included), for
 // block-sparse and full masks over ring, ulysses and usp shardings. A plan sharing a cache equals one without, and
 // plans made together (make_plans) equal plans made one by one.
+#include <bit>
 #include <memory>
 #include <sstream>
 
@@ -60,11 +61,56 @@ TEST(PerfGridItems, GridCountsEqualMaskTiling) {
   }
 }
 
+// TileGrid::bits gives, bit by bit, what count() gives per position, for spans crossing words and of every length
+// up to 64; count_word_groups sums the popcounts of each group.
+TEST(PerfGridItems, GatheredBitsEqualPerPositionCounts) {
+  const Mask mask = make_mask("block_sparse:density=0.3,seed=7", 32768, 2);
+  const auto grid = TileGrid::make(mask, {128, 128}, TileGrid::Lines::kRows);
+  ASSERT_TRUE(grid);
+  uint64_t state = 99;
+  std::vector<uint64_t> words;
+  std::vector<int64_t> expected;
+  for (int n = 0; n < 2000; ++n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int head = static_cast<int>((state >> 60) % 2);
+    const int64_t line = static_cast<int64_t>((state >> 33) % grid->num_lines());
+    const int64_t length = 1 + static_cast<int64_t>((state >> 20) % 64);
+    const int64_t begin = static_cast<int64_t>((state >> 40) % (grid->line_length() - length + 1));
+    const uint64_t bits = grid->bits(head, line, begin, length);
+    for (int64_t i = 0; i < 64; ++i)
+      ASSERT_EQ((bits >> i) & 1, i < length ? static_cast<uint64_t>(grid->count(head, line, begin + i, begin + i + 1)) : 0)
+          << n << " bit " << i;
+    words.push_back(bits);
+    if (n % 2 == 1) expected.push_back(grid->count(head, line, begin, begin + length) + std::popcount(words[words.size() - 2]));
+  }
+  std::vector<int64_t> counts(words.size() / 2, -1);
+  count_word_groups(words.data(), counts.size(), 2, counts.data());
+  std::vector<int64_t> sums;
+  for (size_t g = 0; g < counts.size(); ++g)
+    sums.push_back(std::popcount(words[2 * g]) + std::popcount(words[2 * g + 1]));
+  EXPECT_EQ(counts, sums);
+  EXPECT_EQ(counts, expected);
+}
+
 TEST(PerfGridItems, OnlyTileAlignedMasksHaveGrids) {
   EXPECT_FALSE(TileGrid::make(make_mask("block_sparse:block=64", 4096, 2), {128, 128}, TileGrid::Lines::kRows));
   EXPECT_FALSE(TileGrid::make(make_mask("causal", 4096), {128, 128}, TileGrid::Lines::kRows));
   EXPECT_FALSE(TileGrid::make(make_mask("variable_block_sparse", 8192, 2), {64, 128}, TileGrid::Lines::kColumns));
   EXPECT_TRUE(TileGrid::make(make_mask("block_sparse:block=64", 4096, 2), {64, 64}, TileGrid::Lines::kRows));
+  // A slice off the tiles after thousands of aligned ones (past the slices checked before the bits are made).
+  std::vector<Slice> slices;
+  for (int64_t q = 0; q < 65536; q += 128)
+    for (int64_t k = 0; k < 4096; k += 256) slices.push_back({q, q + 128, k, k + 128, SliceType::kFull});
+  ASSERT_GT(slices.size(), size_t{4096});
+  const Mask aligned(65536, slices);
+  EXPECT_TRUE(TileGrid::aligned(aligned, {128, 128}));
+  EXPECT_TRUE(TileGrid::make(aligned, {128, 128}, TileGrid::Lines::kRows));
+  EXPECT_TRUE(TileGrid::make(aligned, {64, 128}, TileGrid::Lines::kColumns));
+  slices.back().k_end -= 64;
+  const Mask late(65536, slices);
+  EXPECT_FALSE(TileGrid::aligned(late, {128, 128}));
+  EXPECT_FALSE(TileGrid::make(late, {128, 128}, TileGrid::Lines::kRows));
+  EXPECT_FALSE(TileGrid::make(late, {64, 128}, TileGrid::Lines::kColumns));
 }
 
 TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {

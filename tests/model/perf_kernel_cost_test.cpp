@@ -1,4 +1,5 @@
 #include "model/perf/kernel_cost.h"
+#include "model/perf/stable_sort_small.h"
 
 #include <algorithm>
 #include <queue>
@@ -50,6 +51,92 @@ TEST(PerfSlotScheduler, BulkRoundsEqualItemByItemGreedy) {
     std::vector<CostRun> sorted = runs;
     std::sort(sorted.begin(), sorted.end(), [](const CostRun& a, const CostRun& b) { return a.cost_us > b.cost_us; });
     EXPECT_DOUBLE_EQ(schedule_longest_first(runs, slots).makespan_us, naive_greedy(sorted, slots)) << trial;
+  }
+}
+
+// The scheduler before slots at equal loads were grouped: a min-heap of loads - offset with whole rounds applied
+// to the offset, one item per step, exactly as SlotLoads was (the arithmetic the grouped loads must reproduce bit for
+// bit, rounding against the offset included).
+double heap_greedy(const std::vector<CostRun>& runs, int64_t slots) {
+  std::vector<double> heap;
+  double offset = 0, max = 0;
+  for (const CostRun& r : runs) {
+    int64_t left = r.count;
+    const double c = r.cost_us;
+    while (left > 0) {
+      if (static_cast<int64_t>(heap.size()) < slots) {
+        const int64_t take = std::min(slots - static_cast<int64_t>(heap.size()), left);
+        for (int64_t n = 0; n < take; ++n) {
+          heap.push_back(c - offset);
+          std::push_heap(heap.begin(), heap.end(), std::greater<double>());
+        }
+        max = std::max(max, c);
+        left -= take;
+        continue;
+      }
+      const double min_load = heap.front() + offset;
+      if (left >= slots && max - min_load <= c) {
+        const int64_t rounds = left / slots;
+        offset += static_cast<double>(rounds) * c;
+        max += static_cast<double>(rounds) * c;
+        left -= rounds * slots;
+        continue;
+      }
+      const double load = min_load + c;
+      std::pop_heap(heap.begin(), heap.end(), std::greater<double>());
+      heap.back() = load - offset;
+      std::push_heap(heap.begin(), heap.end(), std::greater<double>());
+      max = std::max(max, load);
+      --left;
+    }
+  }
+  return max;
+}
+
+// Slots at equal loads taken together give the item-by-item heap's makespan exactly (==), on kernel-like lists
+// (few distinct costs, repeated, many more items than slots) and on costs that round against the rounds' offset.
+TEST(PerfSlotScheduler, GroupedLoadsEqualTheItemByItemHeap) {
+  Rng rng(11);
+  int checked = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::vector<CostRun> runs;
+    const int n = 1 + static_cast<int>(rng.uniform_int(0, 60));
+    const bool odd = trial % 2 == 1;  // costs that are not sums of a few binary fractions
+    for (int k = 0; k < n; ++k) {
+      const double cost = odd ? 0.1 + 0.37 * static_cast<double>(rng.uniform_int(0, 9)) / 3.0
+                              : static_cast<double>(rng.uniform_int(0, 8)) * 1.25;
+      runs.push_back({cost, rng.uniform_int(0, trial % 3 == 0 ? 300 : 12)});
+    }
+    const int64_t slots = rng.uniform_int(1, 140);
+    EXPECT_EQ(schedule_in_order(runs, slots).makespan_us, heap_greedy(runs, slots)) << trial;
+    std::vector<CostRun> sorted = runs;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const CostRun& a, const CostRun& b) { return a.cost_us > b.cost_us; });
+    std::vector<CostRun> merged;
+    for (const CostRun& r : sorted) {
+      if (!merged.empty() && merged.back().cost_us == r.cost_us) merged.back().count += r.count;
+      else merged.push_back(r);
+    }
+    EXPECT_EQ(schedule_longest_first(runs, slots).makespan_us, heap_greedy(merged, slots)) << trial;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 400);
+}
+
+// stable_sort_small orders as std::stable_sort does (equal keys in their order), by insertion and above its limit.
+TEST(PerfStableSortSmall, EqualsStdStableSort) {
+  Rng rng(13);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::pair<int64_t, int>> v;  // (key, original index)
+    const int64_t n = rng.uniform_int(0, 2 * static_cast<int64_t>(kInsertionSortMax) + 2);
+    for (int i = 0; i < n; ++i) v.push_back({rng.uniform_int(0, 4), i});
+    const auto by_key = [](const std::pair<int64_t, int>& a, const std::pair<int64_t, int>& b) {
+      return a.first > b.first;
+    };
+    std::vector<std::pair<int64_t, int>> expected = v;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    stable_sort_small(v, by_key);
+    EXPECT_EQ(v, expected) << trial;
   }
 }
 
