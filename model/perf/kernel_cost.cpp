@@ -73,9 +73,12 @@ struct OuterTile {
   double partial_slices = 0;  ///< sum over its boundary tiles of the slices meeting their q-tile row
 };
 
-/// What one tile of an item costs (per q head of the item).
+/// What one tile of an item costs (per q head of the item), and its per-item overhead.
 struct TileCosts {
   double full_us = 0, partial_us = 0, slice_us = 0, kv_us = 0, outer_us = 0;
+  /// How many times an item pays outer_us: once per q head it computes, or once (lcab_flash's backward CTA loads
+  /// K/V and stores dK/dV once for its whole GQA group).
+  double outer_times = 1;
 };
 
 /// The tile costs of the kernel's main items (q-tile rows, or k-tile columns); `kv_share`: the q heads that read
@@ -120,8 +123,9 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
                         double heads_in_item, std::vector<CostRun>& out, std::vector<GridItem>* keyed = nullptr) {
   const auto item_cost = [&](const OuterTile& t) {
     return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
-            t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us + c.outer_us) *
-           heads_in_item;
+            t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us) *
+               heads_in_item +
+           c.outer_us * c.outer_times;
   };
   if (p.scheduler != KernelScheduler::kGridCostliestFirst && p.scheduler != KernelScheduler::kGridLongItemsFirst) {
     for_each_outer([&](const OuterTile& t) {
@@ -407,7 +411,9 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   const int64_t group = shape.heads / shape.kv_heads;
   const int64_t items_per_outer = per_kv_head ? heads_per_mask / group : heads_per_mask;
   const double heads_in_item = per_kv_head ? static_cast<double>(group) : 1.0;
-  const TileCosts main_costs = main_tile_costs(params_, static_cast<double>(group));
+  TileCosts main_costs = main_tile_costs(params_, static_cast<double>(group));
+  // FlexAttention's dK/dV CTAs are left paying their overhead per q head (as fitted so far).
+  main_costs.outer_times = params_.work_item == KernelWorkItem::kKColumnPerKvHead ? 1.0 : heads_in_item;
   const TileCosts dq_costs = dq_tile_costs(params_);
 
   const auto outer_tiles = [&](int64_t sq, int64_t sk) {
@@ -431,10 +437,10 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     if (head.empty()) {
       if (keyed) {
         grid_items.items.insert(grid_items.items.end(), static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)),
-                                GridItem{0, params_.row_us.value * heads_in_item});
+                                GridItem{0, params_.row_us.value * main_costs.outer_times});
       }
       if (grid) {
-        per_mask_runs.push_back({params_.row_us.value * heads_in_item, outer_tiles(seqlen_q, seqlen_k)});
+        per_mask_runs.push_back({params_.row_us.value * main_costs.outer_times, outer_tiles(seqlen_q, seqlen_k)});
         if (dq_rows) per_mask_runs.push_back({params_.row_us.value, group * ((seqlen_q + params_.tile.q - 1) / params_.tile.q)});
       }
     } else {
