@@ -22,6 +22,16 @@ uint64_t stable_hash(std::string_view text) {
   return hash;
 }
 
+/// splitmix64's finalizer: FNV-1a's low bits follow the key's last characters too closely to be taken modulo K.
+uint64_t mix_bits(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
 /// The value a record is held out by, or "" when it has none.
 std::string holdout_value(const Record& record, HoldoutKind kind) {
   if (kind == HoldoutKind::kSeqlen) {
@@ -71,12 +81,12 @@ FoldAssignment assign_folds(const std::vector<Record>& records, const HoldoutSpe
   FoldAssignment assignment;
   assignment.fold_of_record.assign(records.size(), -1);
   if (spec.kind == HoldoutKind::kKFold) {
-    std::vector<size_t> order(records.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::vector<uint64_t> hashes(records.size());
-    for (size_t n = 0; n < records.size(); ++n) hashes[n] = stable_hash(records[n].kind + key_id(records[n].key));
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return hashes[a] < hashes[b]; });
-    for (size_t n = 0; n < order.size(); ++n) assignment.fold_of_record[order[n]] = static_cast<int>(n % spec.folds);
+    // The fold is a function of the record's key alone, so adding records to the inputs never moves other
+    // records between folds (a rank among all keys' hashes did: one new file reshuffled every group's folds).
+    for (size_t n = 0; n < records.size(); ++n) {
+      const uint64_t hash = mix_bits(stable_hash(records[n].kind + key_id(records[n].key)));
+      assignment.fold_of_record[n] = static_cast<int>(hash % static_cast<uint64_t>(spec.folds));
+    }
     for (int f = 0; f < spec.folds; ++f)
       assignment.fold_names.push_back("fold " + std::to_string(f + 1) + "/" + std::to_string(spec.folds));
     return assignment;

@@ -4,8 +4,8 @@
 //   by a fit that saw no record of its length.
 // - mask:   one fold per distinct mask spec; records without a mask (comm) stay in every training set and are
 //   not evaluated.
-// - kfold:K (K defaults to 5): records spread over K folds by a stable hash of their key, so the same inputs
-//   always give the same folds.
+// - kfold:K (K defaults to 5): a record's fold is a stable hash of its kind and key modulo K, so the same key is
+//   in the same fold whatever other records the inputs hold (folds are balanced only statistically).
 #pragma once
 
 #include <string>

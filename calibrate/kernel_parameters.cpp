@@ -40,6 +40,8 @@ std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params) {
   if (params.has_sustained_clocks()) fields.push_back(&*params.sustained_slowdown);
   if (params.host_floor_us) fields.push_back(&*params.host_floor_us);
   if (params.dq_tile_fraction) fields.push_back(&*params.dq_tile_fraction);
+  if (params.unmasked_tile_us) fields.push_back(&*params.unmasked_tile_us);
+  if (params.has_slice_spills()) fields.push_back(&*params.spilled_slice_us);
   return fields;
 }
 
@@ -56,6 +58,8 @@ std::vector<std::string> optional_term_names(const perf::KernelParams& params) {
   if (params.has_sustained_clocks()) names.push_back("sustained_slowdown");
   if (params.host_floor_us) names.push_back("host_floor_us");
   if (params.dq_tile_fraction) names.push_back("dq_tile_fraction");
+  if (params.unmasked_tile_us) names.push_back("unmasked_tile_us");
+  if (params.has_slice_spills()) names.push_back("spilled_slice_us");
   return names;
 }
 
@@ -69,6 +73,11 @@ void remove_optional_term(perf::KernelParams& params, const std::string& name) {
   }
   if (name == "host_floor_us") params.host_floor_us.reset();
   if (name == "dq_tile_fraction") params.dq_tile_fraction.reset();
+  if (name == "unmasked_tile_us") params.unmasked_tile_us.reset();
+  if (name == "spilled_slice_us" || name == "register_slices") {
+    params.spilled_slice_us.reset();
+    params.register_slices.reset();
+  }
 }
 
 std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index) {
@@ -123,6 +132,15 @@ std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile&
     parameters.push_back(optional_parameter("dq_tile_fraction", "MHA and GQA records (dK/dV items loop over the "
                                             "GQA group, dQ items do not)", index,
                                             &perf::KernelParams::dq_tile_fraction, 0.5));
+  if (start.unmasked_tile_us)
+    parameters.push_back(optional_parameter("unmasked_tile_us", "records of masks that mask nothing (full) and of "
+                                            "other masks", index, &perf::KernelParams::unmasked_tile_us,
+                                            start.full_tile_us.value));
+  // The register budget (register_slices) is the kernel's, given by the base profile; the spill cost is fitted.
+  if (start.has_slice_spills())
+    parameters.push_back(optional_parameter("spilled_slice_us", "masks whose rows meet more slices than fit in "
+                                            "registers (variable_block_sparse from 16K)", index,
+                                            &perf::KernelParams::spilled_slice_us, 0.1 * start.full_tile_us.value));
   return parameters;
 }
 

@@ -170,6 +170,11 @@ SLICE_TERM = {
 }
 KV_TILE_TERM = (("lcab_flash", "fwd"),)  # q-row items stream K/V per q head (kernels/hopper/flash_forward_sm90.cu)
 WHOLE_SEQUENCE_BAND = (("cudnn", "bwd"),)  # cuDNN 9.14's backward visits every tile of a right-bounded band
+# lcab's cuDNN backend runs packed documents as a ragged batch, one sequence per document (kernels/cudnn_attention.cpp,
+# kernels/cudnn_mask.h): the forward's records follow each document tiled from its own first token (H100 in-sample
+# 4.98 / 11.24 -> 3.75 / 7.88 MAPE / p90). The backward's records follow the packed grid better (5.36 / 10.98 against
+# 5.61 / 11.88 tiled per document; how cuDNN's backward walks a ragged batch is not known here), so it keeps it.
+RAGGED_SEQUENCES = (("cudnn", "fwd"),)
 # PyTorch SDPA's memory-efficient backend has no GQA: a GQA call repeats K/V to the q heads (torch_peers.py
 # kv_repeated; PyTorch raises "No available kernel" for enable_gqa on it).
 KV_EXPAND_TERM = (("torch_sdpa_efficient", "fwd"),)  # the backward's records show no such cost (fitted 0)
@@ -195,20 +200,53 @@ HOST_FLOOR = (("torch_flex", "fwd"), ("torch_flex", "bwd"))
 # FlexAttention's backward: a dQ CTA's block costs a fraction of a dK/dV CTA's (both recompute Q K^T and dO V^T;
 # dQ does one more product, dK/dV two).
 DQ_TILE_FRACTION = (("torch_flex", "bwd"),)
+# Compiled FlexAttention's forward with a mask_mod that masks nothing (the peers' `full`: a one-cell block table, a
+# constant after compilation) runs its blocks faster than the same kernel compiled with a per-element table lookup
+# (H100 hd64: 1.32 against about 1.9 us per 128 x 128 block at 32K; hd128: about the same).
+UNMASKED_TILE = (("torch_flex", "fwd"),)
+# FlexAttention's mask_mod (torch_peers.py MaskTables.visible) tests every slot of its interval table on every element
+# of a boundary block: slice_us counts the table's width, not the slices meeting the block's row.
+SLICES_BY_TABLE_WIDTH = ("torch_flex",)
+# The compiled mask_mod holds the lo/hi values of every table interval for a thread's rows at once; beyond what the
+# registers hold next to the score (S) and output (O) accumulators, the interval tests spill. PyTorch's H100
+# defaults for the forward (torch/_inductor/kernel/flex_attention.py _h100_default_config, bf16): hd64 128 x 128
+# blocks on 4 warps: S 128 and O 64 fp32 registers per thread, 4 rows per thread (8 registers per interval), about
+# 40 of 255 left: 5 intervals; hd128 128 x 64 on 8 warps: S 32, O 64, 2 rows per thread (4 per interval), about 139
+# left: 34 intervals. An estimate from the layout, not read from the compiled kernel.
+REGISTER_SLICES = {("torch_flex", "fwd", 64): 5, ("torch_flex", "fwd", 128): 34}
 
 
-def optional_terms(impl, pass_name):
+def optional_terms(impl, pass_name, head_dim, full_tile_us):
     terms = {}
-    if impl in SLICE_TERM:
+    if impl in SLICE_TERM and impl in SLICES_BY_TABLE_WIDTH:
+        terms["slice_us"] = sourced(0.0, "per boundary block and interval of the mask_mod's table (the call's most "
+                                         "slices covering one row; 1 for a block table): the peers' mask_mod tests "
+                                         "every interval on every element (measure/peers/torch_peers.py "
+                                         "MaskTables.visible); 0 until calibrated")
+        terms["slices_by_table_width"] = True
+    elif impl in SLICE_TERM:
         terms["slice_us"] = sourced(0.0, "per boundary tile and slice meeting its q-tile row: the kernels mask a "
                                          "boundary tile by testing every slice of its row (kernels/flash_common.cuh "
                                          "visible_keys, visible_rows); 0 until calibrated")
+    if (impl, pass_name, head_dim) in REGISTER_SLICES:
+        terms["register_slices"] = sourced(REGISTER_SLICES[(impl, pass_name, head_dim)],
+                                           "mask-table intervals a thread holds in registers next to its S and O "
+                                           "accumulators, from PyTorch's H100 default tile and warps "
+                                           "(model/perf/derive_datasheet_profiles.py REGISTER_SLICES; an estimate)")
+        terms["spilled_slice_us"] = sourced(0.0, "per boundary block and interval beyond register_slices (spilled "
+                                                 "interval tests); 0 until calibrated")
+    if (impl, pass_name) in UNMASKED_TILE:
+        terms["unmasked_tile_us"] = sourced(round(full_tile_us, 6), "an unmasked tile in a call whose mask masks "
+                                            "nothing (the mask_mod compiles to a constant): full_tile_us until "
+                                            "calibrated")
     if (impl, pass_name) in KV_TILE_TERM:
         terms["kv_tile_us"] = sourced(0.0, "per tile, the K/V tile's load from HBM shared by the q heads of a GQA "
                                            "group (adjacent items: kernels/hopper/flash_forward_sm90.cu decode_item, "
                                            "head fastest); 0 until calibrated")
     if (impl, pass_name) in WHOLE_SEQUENCE_BAND:
         terms["whole_sequence_band"] = True
+    if (impl, pass_name) in RAGGED_SEQUENCES:
+        terms["ragged_sequences"] = True
     if (impl, pass_name) in KV_EXPAND_TERM:
         terms["kv_expand_bytes_per_element"] = sourced(0.0, "bytes per q element of K/V repeated to the q heads under "
                                                             "GQA (the backend has no GQA); 0 until calibrated")
@@ -266,7 +304,7 @@ def kernel_entries(gpu):
                         "row_us": sourced(round(c_row, 6), derivation),
                         "launch_us": sourced(LAUNCH_US, "assumption: launch and tail of one kernel call"),
                         "q_pass_bytes_per_element": q_pass_bytes(impl, pass_name, dtype),
-                        **optional_terms(impl, pass_name),
+                        **optional_terms(impl, pass_name, head_dim, c_full),
                         "fit": {},
                     })
     return entries
@@ -392,7 +430,8 @@ def with_origin(entry, keys, origin):
 
 
 KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us",
-                 "kv_expand_bytes_per_element", "sustained_slowdown", "sustained_rate_per_us", "host_floor_us", "dq_tile_fraction")
+                 "kv_expand_bytes_per_element", "sustained_slowdown", "sustained_rate_per_us", "host_floor_us", "dq_tile_fraction",
+                 "unmasked_tile_us", "register_slices", "spilled_slice_us")
 COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s", "small_group_us_per_byte")
 
 

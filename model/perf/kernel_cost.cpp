@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "model/error.h"
@@ -82,10 +83,10 @@ struct TileCosts {
 };
 
 /// The tile costs of the kernel's main items (q-tile rows, or k-tile columns); `kv_share`: the q heads that read
-/// each K/V tile together.
-TileCosts main_tile_costs(const KernelParams& p, double kv_share) {
+/// each K/V tile together; `full_tile_us`: an unmasked tile's cost in this call (KernelParams::unmasked_tile_us).
+TileCosts main_tile_costs(const KernelParams& p, double kv_share, double full_tile_us) {
   TileCosts c;
-  c.full_us = p.full_tile_us.value;
+  c.full_us = full_tile_us;
   c.partial_us = p.partial_tile_us.value;
   c.outer_us = p.row_us.value;
   c.slice_us = p.slice_us ? p.slice_us->value : 0.0;
@@ -96,10 +97,10 @@ TileCosts main_tile_costs(const KernelParams& p, double kv_share) {
 
 /// The tile costs of the dQ items of KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead: dq_tile_fraction of a dK/dV
 /// item's tile, the same per-item overhead.
-TileCosts dq_tile_costs(const KernelParams& p) {
+TileCosts dq_tile_costs(const KernelParams& p, double full_tile_us) {
   const double f = p.dq_tile_fraction ? p.dq_tile_fraction->value : 0.0;
   TileCosts c;
-  c.full_us = f * p.full_tile_us.value;
+  c.full_us = f * full_tile_us;
   c.partial_us = f * p.partial_tile_us.value;
   c.slice_us = f * (p.slice_us ? p.slice_us->value : 0.0);
   c.outer_us = p.row_us.value;
@@ -185,13 +186,16 @@ std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, i
 
 /// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
 /// its boundary tiles test are counted only when the kernel charges them (slice_us).
+/// `table_width` >= 0: every boundary tile tests that many slices (KernelParams::slices_by_table_width).
 template <class Visit>
 void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vector<Slice>& list,
-                         const MaskTiling& tiling, int64_t seqlen_k, Visit&& visit) {
+                         const MaskTiling& tiling, int64_t seqlen_k, double table_width, Visit&& visit) {
   const int64_t rows = tiling.num_q_tile_rows();
   const bool count_slices = p.slice_us && p.slice_us->value > 0;
-  const std::vector<double> row_slices = count_slices ? slices_per_q_tile_row(list, rows, p.tile.q)
-                                                      : std::vector<double>(static_cast<size_t>(rows), 0);
+  const std::vector<double> row_slices =
+      !count_slices        ? std::vector<double>(static_cast<size_t>(rows), 0)
+      : table_width >= 0   ? std::vector<double>(static_cast<size_t>(rows), table_width)
+                           : slices_per_q_tile_row(list, rows, p.tile.q);
   if (!by_column) {
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t partial = tiling.row_partial_tiles(r);
@@ -268,6 +272,83 @@ std::vector<Slice> whole_sequence_band_slices(std::vector<Slice> list, int64_t s
   return out;
 }
 
+/// One sequence of a ragged batch: its first token and length in the call, and its slices from its first token.
+struct RaggedSequence {
+  int64_t begin = 0, length = 0;
+  std::vector<Slice> slices;
+};
+
+/// The sequences a ragged batch cuts `list` into (KernelParams::ragged_sequences): runs of tokens no slice crosses
+/// (slices whose spans [min(q, k) begin, max(q, k) end) overlap, transitively), each a square block on the diagonal
+/// (its q and k ranges equal) covering the call's tokens without gaps; empty when the call is not such a batch of at
+/// least two sequences (then it is one sequence, tiled as given).
+std::vector<RaggedSequence> ragged_sequences(std::vector<Slice> list, int64_t seqlen_q, int64_t seqlen_k) {
+  if (seqlen_q != seqlen_k || list.size() < 2) return {};
+  const auto span_begin = [](const Slice& s) { return std::min(s.q_begin, s.k_begin); };
+  const auto span_end = [](const Slice& s) { return std::max(s.q_end, s.k_end); };
+  std::sort(list.begin(), list.end(), [&](const Slice& a, const Slice& b) { return span_begin(a) < span_begin(b); });
+  std::vector<RaggedSequence> out;
+  size_t n = 0;
+  int64_t next_token = 0;
+  while (n < list.size()) {
+    int64_t q_begin = list[n].q_begin, q_end = list[n].q_end, k_begin = list[n].k_begin, k_end = list[n].k_end;
+    int64_t end = span_end(list[n]);
+    size_t m = n + 1;
+    for (; m < list.size() && span_begin(list[m]) < end; ++m) {
+      end = std::max(end, span_end(list[m]));
+      q_begin = std::min(q_begin, list[m].q_begin);
+      q_end = std::max(q_end, list[m].q_end);
+      k_begin = std::min(k_begin, list[m].k_begin);
+      k_end = std::max(k_end, list[m].k_end);
+    }
+    if (q_begin != k_begin || q_end != k_end || q_begin != next_token) return {};
+    RaggedSequence sequence{q_begin, q_end - q_begin, {}};
+    for (size_t i = n; i < m; ++i) {
+      Slice s = list[i];
+      s.q_begin -= q_begin;
+      s.q_end -= q_begin;
+      s.k_begin -= q_begin;
+      s.k_end -= q_begin;
+      sequence.slices.push_back(s);
+    }
+    out.push_back(std::move(sequence));
+    next_token = q_end;
+    n = m;
+  }
+  if (out.size() < 2 || next_token != seqlen_q) return {};
+  return out;
+}
+
+/// The intervals FlexAttention's mask_mod (the peers' MaskTables) tests per element of a boundary block: 1 for a
+/// mask of full slices whose corners lie on a grid of at least 64 tokens (a block table, one lookup), otherwise the
+/// interval table's width: the most slices covering one row, over all rows and head masks.
+double mask_table_width(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k) {
+  int64_t granule = std::gcd(seqlen_q, seqlen_k);
+  bool all_full = true;
+  for (const std::vector<Slice>& list : slices)
+    for (const Slice& s : list) {
+      all_full = all_full && s.type == SliceType::kFull;
+      for (int64_t corner : {s.q_begin, s.q_end, s.k_begin, s.k_end}) granule = std::gcd(granule, corner);
+    }
+  if (all_full && granule >= 64) return 1.0;
+  int64_t width = 0;
+  std::vector<int32_t> starts(static_cast<size_t>(seqlen_q + 1));
+  for (const std::vector<Slice>& list : slices) {
+    std::fill(starts.begin(), starts.end(), 0);
+    for (const Slice& s : list) {
+      if (s.q_end <= s.q_begin) continue;
+      ++starts[static_cast<size_t>(s.q_begin)];
+      --starts[static_cast<size_t>(s.q_end)];
+    }
+    int64_t covering = 0;
+    for (int64_t q = 0; q < seqlen_q; ++q) {
+      covering += starts[static_cast<size_t>(q)];
+      width = std::max(width, covering);
+    }
+  }
+  return static_cast<double>(width);
+}
+
 bool same_shape(const AttentionShape& a, const AttentionShape& b) {
   return a.batch == b.batch && a.heads == b.heads && a.kv_heads == b.kv_heads && a.head_dim == b.head_dim &&
          a.dtype_bytes == b.dtype_bytes;
@@ -298,32 +379,56 @@ namespace {
 // whole_sequence_band widens them; the area stays the given slices') ...
 class SliceHeadTiles {
  public:
-  SliceHeadTiles(const std::vector<Slice>& given, int64_t seqlen_q, int64_t seqlen_k, const KernelParams& p)
-      : given_(given), seqlen_k_(seqlen_k), params_(p) {
+  SliceHeadTiles(const std::vector<Slice>& given, int64_t seqlen_q, int64_t seqlen_k, const KernelParams& p,
+                 double table_width)
+      : given_(given), seqlen_k_(seqlen_k), params_(p), table_width_(table_width) {
     for (const Slice& s : given) area_ += static_cast<double>(s.area());
     if (p.whole_sequence_band) visited_ = whole_sequence_band_slices(given, seqlen_q, seqlen_k);
-    if (!given.empty()) tiling_.emplace(list(), seqlen_q, seqlen_k, p.tile);
+    if (p.ragged_sequences) sequences_ = ragged_sequences(list(), seqlen_q, seqlen_k);
+    if (!sequences_.empty()) {
+      // A ragged batch: each sequence tiled from its own first token, in order.
+      for (const RaggedSequence& s : sequences_) {
+        tilings_.emplace_back(s.slices, s.length, s.length, p.tile);
+        full_ += tilings_.back().counts().full;
+        partial_ += tilings_.back().counts().partial;
+      }
+    } else if (!given.empty()) {
+      tilings_.emplace_back(list(), seqlen_q, seqlen_k, p.tile);
+      full_ = tilings_.back().counts().full;
+      partial_ = tilings_.back().counts().partial;
+    }
   }
   double area() const { return area_; }
   bool empty() const { return given_.empty(); }
-  int64_t full() const { return tiling_->counts().full; }
-  int64_t partial() const { return tiling_->counts().partial; }
+  int64_t full() const { return full_; }
+  int64_t partial() const { return partial_; }
   template <class Visit>
-  void for_each_outer(Visit&& visit) const {
-    for_each_outer_tile(params_, is_column_item(params_.work_item), list(), *tiling_, seqlen_k_, visit);
-  }
+  void for_each_outer(Visit&& visit) const { for_each_tiling(is_column_item(params_.work_item), visit); }
   /// The q-tile rows, for the dQ items of KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead.
   template <class Visit>
-  void for_each_q_row(Visit&& visit) const { for_each_outer_tile(params_, false, list(), *tiling_, seqlen_k_, visit); }
+  void for_each_q_row(Visit&& visit) const { for_each_tiling(false, visit); }
 
  private:
   const std::vector<Slice>& list() const { return params_.whole_sequence_band ? visited_ : given_; }
+  template <class Visit>
+  void for_each_tiling(bool by_column, Visit&& visit) const {
+    if (sequences_.empty()) {
+      for_each_outer_tile(params_, by_column, list(), tilings_.front(), seqlen_k_, table_width_, visit);
+      return;
+    }
+    for (size_t n = 0; n < sequences_.size(); ++n)
+      for_each_outer_tile(params_, by_column, sequences_[n].slices, tilings_[n], sequences_[n].length, table_width_,
+                          visit);
+  }
   const std::vector<Slice>& given_;
   std::vector<Slice> visited_;
+  std::vector<RaggedSequence> sequences_;  ///< empty: one sequence, the call's grid
   int64_t seqlen_k_;
   const KernelParams& params_;
+  double table_width_;  ///< < 0: boundary tiles test the slices meeting their q-tile row
   double area_ = 0;
-  std::optional<MaskTiling> tiling_;
+  int64_t full_ = 0, partial_ = 0;
+  std::vector<MaskTiling> tilings_;  ///< one per sequence (or one for the call)
 };
 
 // ... or from counts known without slices (OuterTileCounts).
@@ -361,9 +466,22 @@ class CountedHeadTiles {
 KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                                  const AttentionShape& shape) const {
   LCAB_CHECK(!slices.empty(), "an attention call needs a slice list (one shared, or one per kv head)");
-  return cost_of_masks(static_cast<int64_t>(slices.size()), seqlen_q, seqlen_k, shape, [&](int64_t m) {
-    return SliceHeadTiles(slices[static_cast<size_t>(m)], seqlen_q, seqlen_k, params_);
-  });
+  bool unmasked = true;
+  for (const std::vector<Slice>& list : slices) {
+    double area = 0;
+    for (const Slice& s : list) area += static_cast<double>(s.area());
+    unmasked = unmasked && area == static_cast<double>(seqlen_q) * static_cast<double>(seqlen_k);
+  }
+  const double table_width = params_.slices_by_table_width ? mask_table_width(slices, seqlen_q, seqlen_k) : -1.0;
+  // Interval tests beyond the registers add to every boundary tile of the call.
+  const double spill_us = params_.has_slice_spills() ? params_.spilled_slice_us->value *
+                                                           std::max(0.0, table_width - params_.register_slices->value)
+                                                     : 0.0;
+  return cost_of_masks(static_cast<int64_t>(slices.size()), seqlen_q, seqlen_k, shape, unmasked, spill_us,
+                       [&](int64_t m) {
+                         return SliceHeadTiles(slices[static_cast<size_t>(m)], seqlen_q, seqlen_k, params_,
+                                               table_width);
+                       });
 }
 
 KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q,
@@ -371,7 +489,8 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
   LCAB_CHECK(!per_mask.empty(), "an attention call needs tile counts (one shared mask, or one per kv head)");
   LCAB_CHECK(tile_counts_determine_cost(), "kernel " << params_.impl << " " << params_.pass
                                                      << ": its cost needs the slices, not tile counts (whole-sequence "
-                                                        "band, or both k-column and q-row items)");
+                                                        "band, both k-column and q-row items, or the mask table's "
+                                                        "width)");
   const int64_t outer = is_column_item(params_.work_item) ? (seqlen_k + params_.tile.k - 1) / params_.tile.k
                                                           : (seqlen_q + params_.tile.q - 1) / params_.tile.q;
   for (const OuterTileCounts& c : per_mask)
@@ -389,13 +508,17 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
                                              << " charges boundary tiles per slice (slice_us): tile counts with "
                                                 "boundary tiles need their partial_slices or cost() on the slices");
   }
-  return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape,
+  bool unmasked = true;
+  for (const OuterTileCounts& c : per_mask)
+    unmasked = unmasked && c.area == static_cast<double>(seqlen_q) * static_cast<double>(seqlen_k);
+  return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape, unmasked, 0.0,
                        [&](int64_t m) { return CountedHeadTiles(per_mask[static_cast<size_t>(m)]); });
 }
 
 template <class HeadTilesOf>
 KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k,
-                                          const AttentionShape& shape, HeadTilesOf&& head_tiles_of) const {
+                                          const AttentionShape& shape, bool unmasked, double spill_us,
+                                          HeadTilesOf&& head_tiles_of) const {
   LCAB_CHECK(masks == 1 || masks == shape.kv_heads,
              "per-kv-head slices need one list per kv head: got " << masks << " lists for " << shape.kv_heads
                                                                   << " kv heads");
@@ -411,10 +534,15 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   const int64_t group = shape.heads / shape.kv_heads;
   const int64_t items_per_outer = per_kv_head ? heads_per_mask / group : heads_per_mask;
   const double heads_in_item = per_kv_head ? static_cast<double>(group) : 1.0;
-  TileCosts main_costs = main_tile_costs(params_, static_cast<double>(group));
+  // A call whose mask masks nothing pays unmasked_tile_us per unmasked tile where the kernel has it.
+  const double full_tile_us = unmasked && params_.unmasked_tile_us ? params_.unmasked_tile_us->value
+                                                                    : params_.full_tile_us.value;
+  TileCosts main_costs = main_tile_costs(params_, static_cast<double>(group), full_tile_us);
+  TileCosts dq_costs = dq_tile_costs(params_, full_tile_us);
+  main_costs.partial_us += spill_us;
+  dq_costs.partial_us += (params_.dq_tile_fraction ? params_.dq_tile_fraction->value : 0.0) * spill_us;
   // FlexAttention's dK/dV CTAs are left paying their overhead per q head (as fitted so far).
   main_costs.outer_times = params_.work_item == KernelWorkItem::kKColumnPerKvHead ? 1.0 : heads_in_item;
-  const TileCosts dq_costs = dq_tile_costs(params_);
 
   const auto outer_tiles = [&](int64_t sq, int64_t sk) {
     return is_column_item(params_.work_item) ? (sk + params_.tile.k - 1) / params_.tile.k

@@ -19,6 +19,12 @@
 // A grid launch runs every outer tile (an empty one still writes zeros: row_us); a persistent kernel's work
 // list holds only items with tiles. A long document's k column under GQA is one long serial item: with packed
 // documents at few kv heads the busiest slot, not the total work, sets the backward's time. A call with no tile at all is never launched and costs 0.
+// A kernel with ragged_sequences (cuDNN) tiles each packed document of the mask from its own first token (a ragged
+// batch of sequences) instead of the packed mask's grid.
+// Two terms of compiled FlexAttention (profile.h): unmasked_tile_us replaces full_tile_us in a call whose mask masks
+// nothing, and slices_by_table_width charges slice_us per boundary tile for every interval of the mask_mod's table
+// (the call's most slices covering one row) instead of the slices meeting the tile's q-tile row, and, beyond the
+// intervals a thread holds in registers (register_slices), spilled_slice_us per further interval.
 // The backward pass has its own parameters (per-tile costs, work item). FlexAttention's backward launches two kinds
 // of CTA in one grid (KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead): per kv head its k-tile columns over the GQA
 // group (dK, dV), then a q-tile row item per q head (dQ) whose tiles cost dq_tile_fraction of a dK/dV tile.
@@ -100,8 +106,12 @@ class KernelCostModel {
   /// tiles (cost_from_tiles checks).
   /// Also false for a kernel with both k-column and q-row items (KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead):
   /// counts hold one kind of outer tile.
+  /// Also false for a kernel whose boundary tiles test the mask table's width (KernelParams::slices_by_table_width):
+  /// a property of the whole call's slices; and for one that tiles each packed document from its own first token
+  /// (KernelParams::ragged_sequences).
   bool tile_counts_determine_cost() const {
-    return !params_.whole_sequence_band && params_.work_item != KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead;
+    return !params_.whole_sequence_band && params_.work_item != KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead &&
+           !params_.slices_by_table_width && !params_.ragged_sequences;
   }
   /// Self-attention over a whole mask.
   KernelCost cost(const Mask& mask, const AttentionShape& shape) const;
@@ -121,9 +131,11 @@ class KernelCostModel {
     std::unique_ptr<KernelCost> cost;
   };
   /// The call's cost, one head mask at a time: head_tiles_of(m) gives mask m's area, tile totals and outer tiles.
+  /// `unmasked`: every head mask's area is seqlen_q x seqlen_k (KernelParams::unmasked_tile_us applies);
+  /// `spill_us`: added to every boundary tile (KernelParams::spilled_slice_us beyond register_slices).
   template <class HeadTilesOf>
   KernelCost cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k, const AttentionShape& shape,
-                           HeadTilesOf&& head_tiles_of) const;
+                           bool unmasked, double spill_us, HeadTilesOf&& head_tiles_of) const;
 
   KernelParams params_;
   KernelPass pass_;

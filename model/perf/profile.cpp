@@ -218,6 +218,13 @@ void validate_profile(const HardwareProfile& p) {
                "profile: " << label << ": sustained_slowdown and sustained_rate_per_us come together");
     if (k.host_floor_us) check_non_negative(*k.host_floor_us, label + " host_floor_us");
     if (k.dq_tile_fraction) check_non_negative(*k.dq_tile_fraction, label + " dq_tile_fraction");
+    if (k.unmasked_tile_us) check_non_negative(*k.unmasked_tile_us, label + " unmasked_tile_us");
+    if (k.register_slices) check_non_negative(*k.register_slices, label + " register_slices");
+    if (k.spilled_slice_us) check_non_negative(*k.spilled_slice_us, label + " spilled_slice_us");
+    LCAB_CHECK(k.register_slices.has_value() == k.spilled_slice_us.has_value(),
+               "profile: " << label << ": register_slices and spilled_slice_us come together");
+    LCAB_CHECK(!k.register_slices || k.slices_by_table_width,
+               "profile: " << label << ": register_slices needs slices_by_table_width");
   }
   for (CollectiveOp op : kAllCollectiveOps) {
     for (LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
@@ -280,12 +287,17 @@ json to_json(const HardwareProfile& p) {
     if (k.slice_us) kernels.back()["slice_us"] = write_sourced(*k.slice_us);
     if (k.kv_tile_us) kernels.back()["kv_tile_us"] = write_sourced(*k.kv_tile_us);
     if (k.whole_sequence_band) kernels.back()["whole_sequence_band"] = true;
+    if (k.ragged_sequences) kernels.back()["ragged_sequences"] = true;
     if (k.kv_expand_bytes_per_element)
       kernels.back()["kv_expand_bytes_per_element"] = write_sourced(*k.kv_expand_bytes_per_element);
     if (k.sustained_slowdown) kernels.back()["sustained_slowdown"] = write_sourced(*k.sustained_slowdown);
     if (k.sustained_rate_per_us) kernels.back()["sustained_rate_per_us"] = write_sourced(*k.sustained_rate_per_us);
     if (k.host_floor_us) kernels.back()["host_floor_us"] = write_sourced(*k.host_floor_us);
     if (k.dq_tile_fraction) kernels.back()["dq_tile_fraction"] = write_sourced(*k.dq_tile_fraction);
+    if (k.unmasked_tile_us) kernels.back()["unmasked_tile_us"] = write_sourced(*k.unmasked_tile_us);
+    if (k.slices_by_table_width) kernels.back()["slices_by_table_width"] = true;
+    if (k.register_slices) kernels.back()["register_slices"] = write_sourced(*k.register_slices);
+    if (k.spilled_slice_us) kernels.back()["spilled_slice_us"] = write_sourced(*k.spilled_slice_us);
   }
   j["kernels"] = kernels;
   json collectives = json::array();
@@ -368,11 +380,23 @@ HardwareProfile profile_from_json(const json& j) {
                                 std::pair{"sustained_slowdown", &KernelParams::sustained_slowdown},
                                 std::pair{"sustained_rate_per_us", &KernelParams::sustained_rate_per_us},
                                 std::pair{"host_floor_us", &KernelParams::host_floor_us},
-                                std::pair{"dq_tile_fraction", &KernelParams::dq_tile_fraction}})
+                                std::pair{"dq_tile_fraction", &KernelParams::dq_tile_fraction},
+                                std::pair{"unmasked_tile_us", &KernelParams::unmasked_tile_us},
+                                std::pair{"register_slices", &KernelParams::register_slices},
+                                std::pair{"spilled_slice_us", &KernelParams::spilled_slice_us}})
       if (e.contains(name)) k.*member = read_sourced(e, path, name);
     if (e.contains("whole_sequence_band")) {
       LCAB_CHECK(e["whole_sequence_band"].is_boolean(), "profile: " << path << ".whole_sequence_band must be true or false");
       k.whole_sequence_band = e["whole_sequence_band"].get<bool>();
+    }
+    if (e.contains("ragged_sequences")) {
+      LCAB_CHECK(e["ragged_sequences"].is_boolean(), "profile: " << path << ".ragged_sequences must be true or false");
+      k.ragged_sequences = e["ragged_sequences"].get<bool>();
+    }
+    if (e.contains("slices_by_table_width")) {
+      LCAB_CHECK(e["slices_by_table_width"].is_boolean(),
+                 "profile: " << path << ".slices_by_table_width must be true or false");
+      k.slices_by_table_width = e["slices_by_table_width"].get<bool>();
     }
     k.fit = read_object_or_empty(e, "fit");
     p.kernels.push_back(std::move(k));

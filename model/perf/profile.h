@@ -18,8 +18,9 @@
 //                 "ctas_per_sm",
 //                 "full_tile_us", "partial_tile_us", "row_us", "launch_us", "q_pass_bytes_per_element" (optional),
 //                 "slice_us", "kv_tile_us", "whole_sequence_band", "kv_expand_bytes_per_element",
-//                 "sustained_slowdown", "sustained_rate_per_us", "host_floor_us" (optional: terms of kernels that have
-//                 them),
+//                 "sustained_slowdown", "sustained_rate_per_us", "host_floor_us", "dq_tile_fraction",
+//                 "unmasked_tile_us", "slices_by_table_width", "register_slices", "spilled_slice_us",
+//                 "ragged_sequences" (optional: terms of kernels that have them),
 //                 "fit"}, ...],
 //    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "ll_latency_us" (optional),
 //                     "ll_bytes_per_s" (optional), "small_group_us_per_byte" (optional), "fit"}, ...]}
@@ -150,6 +151,12 @@ struct KernelParams {
   /// see keys right of their diagonal, masking them, instead of only the band's tiles (cuDNN 9.14's backward with
   /// a right-bounded sliding window). Absent: false.
   bool whole_sequence_band = false;
+  /// ragged_sequences: the kernel runs a mask of packed documents as a ragged batch (cuDNN, kernels/cudnn_mask.h:
+  /// one sequence per document, each tiled from its own first token), so its tiles are those of each document's
+  /// square block on the diagonal, not of the packed mask's grid. Applies when the mask splits into square blocks
+  /// on the diagonal that no slice crosses (as kernels::fit_cudnn_mask cuts it); any other mask is one sequence.
+  /// A call's cost then needs its slices (tile_counts_determine_cost is false). Absent: false.
+  bool ragged_sequences = false;
   /// kv_expand_bytes_per_element: bytes through HBM per q element (q row x q head x head dim x batch) when the
   /// call expands K and V to the q heads first, charged only under GQA (heads > kv_heads) at the HBM bandwidth, like
   /// q_pass_bytes_per_element. PyTorch SDPA's memory-efficient backend has no GQA: a GQA call repeats K and V to Hq
@@ -171,6 +178,27 @@ struct KernelParams {
   /// Q K^T and dO V^T in both kinds of CTA and does one more product (dQ = dS K) in the dQ CTA, two (dV, dK) in the
   /// dK/dV one. Absent: 0 (the dQ items cost their row_us only).
   std::optional<Sourced> dq_tile_fraction;
+  /// unmasked_tile_us: what an unmasked tile costs, instead of full_tile_us, in a call whose mask masks nothing
+  /// (every head mask's area is Sq x Sk); >= 0. Compiled FlexAttention's kernel is one function of its mask_mod: the
+  /// peers' mask_mod of `full` reads a one-cell block table that compiles to a constant, every other mask's reads
+  /// per-element tables, and at hd64 (4 warps on 128 x 128 blocks) the kernel with the table code runs even its
+  /// unmasked blocks about 1.4x slower (H100 records: 1.32 against 1.9 us per block). Absent: full_tile_us.
+  std::optional<Sourced> unmasked_tile_us;
+  /// slices_by_table_width: slice_us counts, per boundary tile, the intervals the mask_mod tests for every element
+  /// instead of the slices meeting the tile's q-tile row: the peers' FlexAttention mask_mod (torch_peers.py
+  /// MaskTables.visible) tests every slot of its lo/hi interval table, i.e. the call's largest number of slices
+  /// covering one row (over all rows and head masks), and a mask of block-aligned full slices (at least 64-token
+  /// blocks: a block table) tests one. A call's cost then needs its slices (tile_counts_determine_cost is false).
+  /// Absent: false.
+  bool slices_by_table_width = false;
+  /// Interval tests that spill out of registers (with slices_by_table_width; the two come together, both >= 0): the
+  /// compiled mask_mod holds the lo/hi values of every table interval for the thread's rows at once, next to the
+  /// score and output accumulators; beyond register_slices intervals (given: the registers a thread has left,
+  /// from the kernel's tile and warps) each further interval of the table width W costs spilled_slice_us more per
+  /// boundary tile: slice_us x W + spilled_slice_us x max(0, W - register_slices). Absent: no such cost.
+  std::optional<Sourced> register_slices;
+  std::optional<Sourced> spilled_slice_us;
+  bool has_slice_spills() const { return slices_by_table_width && register_slices && spilled_slice_us; }
   bool has_sustained_clocks() const { return sustained_slowdown && sustained_rate_per_us; }
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
 };

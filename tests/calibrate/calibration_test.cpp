@@ -118,6 +118,54 @@ TEST(Calibration, RecoversTheDqTileFractionOfAFlexStyleBackward) {
   EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
 }
 
+TEST(Calibration, RecoversTheUnmaskedTileCostOfCallsThatMaskNothing) {
+  // Truth: unmasked tiles of `full` calls at 0.7 us, those of every other mask at full_tile_us (1.1); started at
+  // full_tile_us, as the datasheet layer does.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::KernelParams& fwd = const_cast<perf::KernelParams&>(truth.kernel("lcab_flash", "fwd", 128, "bf16"));
+  fwd.unmasked_tile_us = perf::Sourced{0.7, "truth"};
+  const std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  perf::HardwareProfile base = base_profile();
+  perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "fwd", 128, "bf16"));
+  start.unmasked_tile_us = start.full_tile_us;
+  const CalibrationResult result = calibrate(records, base, options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::KernelParams& f = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  ASSERT_TRUE(f.unmasked_tile_us.has_value());
+  EXPECT_NEAR(f.unmasked_tile_us->value, 0.7, 0.007);
+  EXPECT_NEAR(f.full_tile_us.value, 1.1, 0.011);
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
+}
+
+TEST(Calibration, RecoversTheCostOfIntervalTestsBeyondTheRegisters) {
+  // Truth: a FlexAttention-style forward whose boundary tiles test the mask table's width (slice_us 0.3 per
+  // interval) and 2.0 us more per interval beyond 3 in registers. variable_block_sparse from 4K to 16K (tables 2 to
+  // 7 intervals wide) with causal and full: only the wide tables inform the spill cost. Started at 0.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  perf::KernelParams& fwd = const_cast<perf::KernelParams&>(truth.kernel("lcab_flash", "fwd", 128, "bf16"));
+  fwd.slices_by_table_width = true;
+  fwd.slice_us = perf::Sourced{0.3, "truth"};
+  fwd.register_slices = perf::Sourced{3, "given"};
+  fwd.spilled_slice_us = perf::Sourced{2.0, "truth"};
+  const std::vector<Record> records = testing::synthetic_kernel_records(
+      truth, {"full", "causal", "variable_block_sparse"}, {1024, 4096, 8192, 16384}, {"fwd"}, SyntheticOptions{});
+  perf::HardwareProfile base = base_profile();
+  perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "fwd", 128, "bf16"));
+  start.slices_by_table_width = true;
+  start.slice_us = perf::Sourced{0, "start"};
+  start.register_slices = perf::Sourced{3, "given"};
+  start.spilled_slice_us = perf::Sourced{0, "start"};
+  const CalibrationResult result = calibrate(records, base, options_with_input(), RecordPredictor());
+  ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
+  const perf::KernelParams& f = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
+  ASSERT_TRUE(f.has_slice_spills());
+  EXPECT_NEAR(f.spilled_slice_us->value, 2.0, 0.02);
+  EXPECT_NEAR(f.slice_us->value, 0.3, 0.01);
+  EXPECT_EQ(f.register_slices->value, 3);  // given, not fitted
+  EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
+}
+
 TEST(Calibration, AnOptionalTermTheRecordsCannotDetermineLeavesOnlyItself) {
   // kv_expand_bytes_per_element is charged under GQA only: records that are all MHA cannot determine it. That term
   // leaves the entry; the sustained clocks (at 0 in the truth) stay and are fitted with the base terms.

@@ -69,6 +69,10 @@ perf::HardwareProfile without_optional_terms(perf::HardwareProfile profile) {
     k.sustained_rate_per_us.reset();
     k.host_floor_us.reset();
     k.dq_tile_fraction.reset();
+    k.unmasked_tile_us.reset();
+    k.slices_by_table_width = false;
+    k.register_slices.reset();
+    k.spilled_slice_us.reset();
   }
   return profile;
 }

@@ -372,6 +372,107 @@ TEST(PerfKernelCost, BoundaryTilesPayForEverySliceOfTheirRow) {
                    KernelCostModel(simple_kernel(), 4).cost(full, heads_shape(1, 1)).time_us);
 }
 
+TEST(PerfKernelCost, FlexBoundaryTilesTestEveryIntervalOfTheMaskTable) {
+  // q-tile row 0 (rows 0..127) is covered by four FULL slices of 32 keys (one boundary tile); row 1 (rows 128..255)
+  // by one CAUSAL slice over keys 128..255 (one boundary tile, the diagonal). The mask table is 4 intervals wide:
+  // with slices_by_table_width both boundary tiles test 4 (2 + 0.5 + 4 x 0.25 = 3.5 us each), without it the
+  // diagonal tests the 1 slice of its row (2 + 0.5 + 0.25 = 2.75 us).
+  std::vector<Slice> mixed;
+  for (int64_t k = 0; k < 128; k += 32) mixed.push_back(Slice{0, 128, k, k + 32, SliceType::kFull});
+  mixed.push_back(Slice{128, 256, 128, 256, SliceType::kCausal});
+  const std::vector<std::vector<Slice>> slices = {mixed};
+  KernelParams k = simple_kernel("fwd", KernelScheduler::kGridWaves);
+  k.slice_us = Sourced{0.25, "test"};
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 1).cost(slices, 256, 256, heads_shape(1, 1)).time_us, 3.0 + 3.5 + 2.75);
+  k.slices_by_table_width = true;
+  const KernelCostModel flex(k, 1);
+  EXPECT_DOUBLE_EQ(flex.cost(slices, 256, 256, heads_shape(1, 1)).time_us, 3.0 + 3.5 + 3.5);
+  // The width is the call's: a second head mask with 6 slices over one row widens the table for both.
+  std::vector<Slice> six;
+  for (int64_t k0 = 0; k0 < 192; k0 += 32) six.push_back(Slice{0, 128, k0, k0 + 32, SliceType::kFull});
+  const std::vector<std::vector<Slice>> per_head = {mixed, six};
+  // Head 0: 2 rows of one boundary tile, 2 x (2 + 6 x 0.25 + 0.5) = 8; head 1: row 0 with 2 boundary tiles (keys
+  // 0..127, 128..191), 2 x 3.5 + 0.5 = 7.5, and the empty q-tile row 1 of the grid 0.5; one slot.
+  EXPECT_DOUBLE_EQ(flex.cost(per_head, 256, 256, heads_shape(2, 2)).time_us, 3.0 + 8.0 + 7.5 + 0.5);
+  // Full slices on a 64-token grid are a block table: one lookup per element. Two 64 x 64 blocks on the diagonal
+  // of one 128 x 128 tile: a boundary tile testing 1 (2 + 0.5 + 0.25), where its row meets 2 slices.
+  const std::vector<std::vector<Slice>> blocks = {
+      {Slice{0, 64, 0, 64, SliceType::kFull}, Slice{64, 128, 64, 128, SliceType::kFull}}};
+  EXPECT_DOUBLE_EQ(flex.cost(blocks, 128, 128, heads_shape(1, 1)).time_us, 3.0 + 2.75);
+  k.slices_by_table_width = false;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 1).cost(blocks, 128, 128, heads_shape(1, 1)).time_us, 3.0 + 3.0);
+  // Intervals beyond the registers: with 2 held in registers, the 4-wide table's 2 further intervals cost
+  // 2 x 0.5 more per boundary tile (4.5 us each); a table no wider than the registers pays nothing more.
+  k.slices_by_table_width = true;
+  k.register_slices = Sourced{2, "test"};
+  k.spilled_slice_us = Sourced{0.5, "test"};
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 1).cost(slices, 256, 256, heads_shape(1, 1)).time_us, 3.0 + 4.5 + 4.5);
+  k.register_slices->value = 4;
+  EXPECT_DOUBLE_EQ(KernelCostModel(k, 1).cost(slices, 256, 256, heads_shape(1, 1)).time_us, 3.0 + 3.5 + 3.5);
+  // A property of the whole call's slices: tile counts cannot cost it.
+  EXPECT_FALSE(flex.tile_counts_determine_cost());
+  const OuterTileCounts counts{{1}, {0}, 128.0 * 128, {}};
+  EXPECT_THROW(flex.cost_from_tiles(std::span(&counts, 1), 128, 128, heads_shape(1, 1)), Error);
+}
+
+TEST(PerfKernelCost, UnmaskedTileCostAppliesOnlyToCallsThatMaskNothing) {
+  // Full S = 256 on 100 slots: a row item is 2 unmasked tiles + 0.5; with unmasked_tile_us = 0.6 it is 1.7 us.
+  KernelParams k = simple_kernel("fwd", KernelScheduler::kGridWaves);
+  k.unmasked_tile_us = Sourced{0.6, "test"};
+  const KernelCostModel model(k, 100);
+  EXPECT_DOUBLE_EQ(model.cost(make_mask("full", 256), heads_shape(4, 4)).time_us, 3.0 + 1.7);
+  // The same unmasked cells as two slices: still a call that masks nothing.
+  const std::vector<std::vector<Slice>> halves = {
+      {Slice{0, 256, 0, 128, SliceType::kFull}, Slice{0, 256, 128, 256, SliceType::kFull}}};
+  EXPECT_DOUBLE_EQ(model.cost(halves, 256, 256, heads_shape(4, 4)).time_us, 3.0 + 1.7);
+  // A mask with a masked cell keeps full_tile_us on its unmasked tiles; so does a call with one unmasked head mask
+  // and one masked one: full rows 2 x 2.5, causal rows 2.5 and 3.5.
+  const Mask causal = make_mask("causal", 256);
+  EXPECT_DOUBLE_EQ(model.cost(causal, heads_shape(4, 4)).time_us,
+                   KernelCostModel(simple_kernel("fwd", KernelScheduler::kGridWaves), 100).cost(causal, heads_shape(4, 4)).time_us);
+  const std::vector<std::vector<Slice>> mixed = {{Slice{0, 256, 0, 256, SliceType::kFull}},
+                                                 {Slice{0, 256, 0, 256, SliceType::kCausal}}};
+  EXPECT_DOUBLE_EQ(model.cost(mixed, 256, 256, heads_shape(2, 2)).slots.busy_total_us, 5.0 + 6.0);
+  // Tile counts give the same: the call masks nothing when every head mask's area is Sq x Sk.
+  EXPECT_TRUE(model.tile_counts_determine_cost());
+  const OuterTileCounts full_counts{{2, 2}, {0, 0}, 256.0 * 256, {}};
+  EXPECT_DOUBLE_EQ(model.cost_from_tiles(std::span(&full_counts, 1), 256, 256, heads_shape(4, 4)).time_us, 3.0 + 1.7);
+  const OuterTileCounts masked_counts{{2, 2}, {0, 0}, 256.0 * 256 - 1, {}};
+  EXPECT_DOUBLE_EQ(model.cost_from_tiles(std::span(&masked_counts, 1), 256, 256, heads_shape(4, 4)).time_us,
+                   3.0 + 2.5);
+}
+
+TEST(PerfKernelCost, RaggedSequencesTileEachDocumentFromItsFirstToken) {
+  // Two packed documents [0, 64) and [64, 192), each FULL, 128 x 128 tiles. On the packed grid q-tile row 0 meets
+  // both documents (2 boundary tiles: 2 x 2 + 0.5 = 4.5 us) and row 1 two boundary tiles (keys 64..127 of tile 0,
+  // and tile 1 cut by the sequence's end): 4.5 us. As a ragged batch each document is one tile of its own: the
+  // 128-token one unmasked (1 + 0.5), the 64-token one cut by its end (2 + 0.5).
+  const std::vector<std::vector<Slice>> documents = {
+      {Slice{0, 64, 0, 64, SliceType::kFull}, Slice{64, 192, 64, 192, SliceType::kFull}}};
+  KernelParams k = simple_kernel();
+  const KernelCost packed = KernelCostModel(k, 100).cost(documents, 192, 192, heads_shape(1, 1));
+  EXPECT_DOUBLE_EQ(packed.time_us, 3.0 + 4.5);
+  EXPECT_DOUBLE_EQ(packed.slots.busy_total_us, 9.0);
+  k.ragged_sequences = true;
+  const KernelCostModel ragged(k, 100);
+  const KernelCost batch = ragged.cost(documents, 192, 192, heads_shape(1, 1));
+  EXPECT_DOUBLE_EQ(batch.time_us, 3.0 + 2.5);
+  EXPECT_DOUBLE_EQ(batch.slots.busy_total_us, 4.0);
+  EXPECT_EQ(batch.full_tiles, 1);
+  EXPECT_EQ(batch.partial_tiles, 1);
+  EXPECT_EQ(batch.work_items, 2);
+  // One sequence (causal), or blocks that are not square on the diagonal (a CP step's q chunk against other keys),
+  // are tiled as given.
+  const Mask causal = make_mask("causal", 384);
+  EXPECT_DOUBLE_EQ(ragged.cost(causal, heads_shape(2, 2)).time_us,
+                   KernelCostModel(simple_kernel(), 100).cost(causal, heads_shape(2, 2)).time_us);
+  const std::vector<std::vector<Slice>> shifted = {
+      {Slice{0, 64, 64, 128, SliceType::kFull}, Slice{64, 192, 128, 256, SliceType::kFull}}};
+  EXPECT_DOUBLE_EQ(ragged.cost(shifted, 192, 256, heads_shape(1, 1)).time_us,
+                   KernelCostModel(simple_kernel(), 100).cost(shifted, 192, 256, heads_shape(1, 1)).time_us);
+  EXPECT_FALSE(ragged.tile_counts_determine_cost());
+}
+
 TEST(PerfKernelCost, KvTilesAreSharedByTheGqaGroup) {
   // Full S = 256: a row item has 2 tiles, 2 x 1 + 0.5 = 2.5 us, plus 2 x kv_tile_us / (q heads per kv head).
   KernelParams k = simple_kernel();
