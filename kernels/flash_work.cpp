@@ -17,7 +17,8 @@ int32_t to_i32(int64_t value) {
   return static_cast<int32_t>(value);
 }
 
-// The outer tile's ordering key: 4 x tiles + partial tiles (a partial tile weighs 1.25; the model's key too).
+// The outer tile's cost as the work list orders it: 4 x tiles + partial tiles (a partial tile weighs 1.25: masking
+// code; empty outer tiles cost nothing and come last). The model orders by the same key (kernel_cost.cpp).
 int64_t run_key(const std::vector<DeviceRun>& runs, size_t begin, size_t end) {
   int64_t key = 0;
   for (size_t n = begin; n < end; ++n) {
@@ -25,16 +26,6 @@ int64_t run_key(const std::vector<DeviceRun>& runs, size_t begin, size_t end) {
     key += tiles * ((runs[n].end_and_partial & kPartialBit) ? 5 : 4);
   }
   return key;
-}
-
-// Partial tiles cost more than full ones (masking code), empty outer tiles almost nothing.
-double run_cost(const std::vector<DeviceRun>& runs, size_t begin, size_t end) {
-  double cost = 0;
-  for (size_t n = begin; n < end; ++n) {
-    const int32_t tiles = (runs[n].end_and_partial & ~kPartialBit) - runs[n].begin;
-    cost += tiles * ((runs[n].end_and_partial & kPartialBit) ? 1.25 : 1.0);
-  }
-  return cost;
 }
 
 const std::vector<Slice>& mask_slices(const AttentionProblem& problem, int32_t mask) {
@@ -51,10 +42,10 @@ void append_row_slices(const std::vector<Slice>& slices, const MaskTiling& tilin
 
 // Orders outer tiles [mask_run_base, ...) of one mask by cost, costliest first (stable for equal costs).
 void append_order(FlashPassWork& work, size_t offsets_base) {
-  std::vector<double> cost(static_cast<size_t>(work.outer_tiles));
+  std::vector<int64_t> cost(static_cast<size_t>(work.outer_tiles));
   for (int32_t t = 0; t < work.outer_tiles; ++t) {
-    cost[t] = run_cost(work.runs, static_cast<size_t>(work.run_offsets[offsets_base + t]),
-                       static_cast<size_t>(work.run_offsets[offsets_base + t + 1]));
+    cost[t] = run_key(work.runs, static_cast<size_t>(work.run_offsets[offsets_base + t]),
+                      static_cast<size_t>(work.run_offsets[offsets_base + t + 1]));
   }
   std::vector<int32_t> order(static_cast<size_t>(work.outer_tiles));
   std::iota(order.begin(), order.end(), 0);
