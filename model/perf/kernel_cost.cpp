@@ -155,7 +155,9 @@ struct GridMaskItems {
 
 /// The whole launch of a grid of long items first in grid_launch_order when it moves long items ahead (head-major:
 /// batch element, then mask, then head, each head's items costliest first). std::nullopt when no item is long
-/// enough: the launch stays head-major, as the caller's runs have it.
+/// enough: the launch stays head-major, as the caller's runs have it. (The caller keeps those merged runs beside
+/// the keyed items so that most calls, which promote nothing, never spell out one item per CTA: doing so for every
+/// call took the 1024-GPU plan from 0.22 to 0.39 s.)
 std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, int64_t batch, int64_t slots) {
   int64_t max_key = 0, total = 0;
   for (size_t m = 0; m + 1 < grid.offsets.size(); ++m) {
