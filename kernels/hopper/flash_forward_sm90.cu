@@ -214,11 +214,19 @@ __device__ __forceinline__ void mask_tile(float (&s)[kSFloats], const ForwardPar
   }
 }
 
+// A row's running max moves only when a tile's max exceeds it by more than this many powers of two (after scaling):
+// below that the stale max is kept, P stays below 2^8 (bf16/fp16 hold it; the fp32 sum and O do too) and O needs no
+// rescale. Exact: O, the sum and the LSE all refer to the same (stale) max, and the final normalization divides it
+// out. With real scores the max rarely jumps by 8 after the first tiles, so most tiles skip the rescale of O.
+constexpr float kRescaleThresholdLog2 = 8.f;
+
 // Online softmax of one S tile in place (S becomes P, unnormalized). Returns in `correction` the factor by which
-// O must be rescaled for each of the thread's two rows (applied by the caller once the previous P V is done).
+// O must be rescaled for each of the thread's two rows (applied by the caller once the previous P V is done), and
+// whether any row of the warp needs it (1 exactly otherwise).
 template <int kSFloats>
-__device__ __forceinline__ void softmax_update(float (&s)[kSFloats], RowState& rows, float scale_log2,
+__device__ __forceinline__ bool softmax_update(float (&s)[kSFloats], RowState& rows, float scale_log2,
                                                float (&correction)[2]) {
+  bool moved = false;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     float tile_max = -INFINITY;
@@ -228,10 +236,15 @@ __device__ __forceinline__ void softmax_update(float (&s)[kSFloats], RowState& r
     }
     tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
     tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 2));
-    const float new_max = fmaxf(rows.max[half], tile_max);
-    const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
-    correction[half] = fast_exp2(rows.max[half] * scale_log2 - max_scaled);
-    rows.max[half] = new_max;
+    // rows.max starts at -inf, so the first tile with a visible key always moves it.
+    if ((tile_max - rows.max[half]) * scale_log2 > kRescaleThresholdLog2) {
+      correction[half] = fast_exp2((rows.max[half] - tile_max) * scale_log2);
+      rows.max[half] = tile_max;
+      moved = true;
+    } else {
+      correction[half] = 1.f;
+    }
+    const float max_scaled = rows.max[half] == -INFINITY ? 0.f : rows.max[half] * scale_log2;
     float tile_sum = 0.f;
 #pragma unroll
     for (int j = 0; j < kSFloats / 4; ++j) {
@@ -244,6 +257,7 @@ __device__ __forceinline__ void softmax_update(float (&s)[kSFloats], RowState& r
     }
     rows.sum[half] = rows.sum[half] * correction[half] + tile_sum;
   }
+  return __any_sync(0xffffffffu, moved);
 }
 
 template <int kOFloats>
@@ -331,10 +345,10 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       const int q_buffer = q_use % C::kQBuffers;
       const uint32_t q_smem = q_smem0 + q_buffer * C::kQBytes;
       sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
-      // Scores of one tile -> P fragments; returns the O correction factors.
+      // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
       auto scores_to_p = [&](const TileCursor& c, float (&correction)[2]) {
         if (c.partial) mask_tile(sacc, p, it, q_row0, c.tile * C::kBlockK, t);
-        softmax_update(sacc, rows, scale_log2, correction);
+        return softmax_update(sacc, rows, scale_log2, correction);
       };
       // The first tile has no previous P V; it is peeled so that no wgmma is issued under a condition (ptxas
       // serializes wgmma under control flow it cannot prove uniform).
@@ -372,13 +386,13 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
         __syncwarp();
         if (lane == 0) sm90::mbar_arrive(&bars->k_empty[stage]);
         float correction[2];
-        scores_to_p(c, correction);
+        const bool rescale_o = scores_to_p(c, correction);
         sm90::fence_registers(sacc);  // keeps the softmax ahead of the wait: it overlaps P_{j-1} V_{j-1}
         sm90::wgmma_wait<0>();
         sm90::fence_registers(o);
         __syncwarp();
         if (lane == 0) sm90::mbar_arrive(&bars->v_empty[previous_stage]);
-        rescale(o, correction);
+        if (rescale_o) rescale(o, correction);  // warp-uniform
         to_a_fragments<T>(sacc, pfrag);
         previous_stage = stage;
         ++kv_use;

@@ -32,13 +32,19 @@ namespace {
 struct KernelCase {
   std::string name;
   AttentionProblem problem;
+  // When > 0, feature 0 of every query is 4 and of key j is `score_ramp` x j: scores grow along the keys, so a
+  // row's running max (online softmax) jumps by several powers of two from one 128-key tile to the next and the
+  // rescale of O after the first tile is exercised (random scores alone almost never move it that far).
+  double score_ramp = 0;
 };
 
 std::vector<KernelCase> make_cases() {
   std::vector<KernelCase> cases;
   const DType bf16 = DType::kBf16;
   const DType fp16 = DType::kFp16;
-  auto add = [&](std::string name, AttentionProblem p) { cases.push_back({std::move(name), std::move(p)}); };
+  auto add = [&](std::string name, AttentionProblem p, double score_ramp = 0) {
+    cases.push_back({std::move(name), std::move(p), score_ramp});
+  };
   // Edge cases from slices (bf16, hd 128, GQA 4).
   add("full_S256", shaped({{{0, 256, 0, 256, SliceType::kFull}}}, 256, 256, 8, 2, 128, bf16));
   add("causal_S300_not_tile_multiple", shaped({{{0, 300, 0, 300, SliceType::kCausal}}}, 300, 300, 8, 2, 128, bf16));
@@ -75,6 +81,12 @@ std::vector<KernelCase> make_cases() {
     const Mask mask = builtin_mask_patterns().make(pattern.name, 1000, 2);
     add("pattern_" + pattern.name, make_problem(mask, 1, 4, 2, 128, bf16));
   }
+  // Scores growing along the keys (about 4 powers of two per 128 keys at hd 128, 6 at hd 64); last, so that the
+  // cases above keep their random inputs (the seed is the case's index).
+  add("growing_scores_causal", shaped({{{0, 1000, 0, 1000, SliceType::kCausal}}}, 1000, 1000, 8, 2, 128, bf16),
+      1.0 / 16);
+  add("growing_scores_full_fp16_hd64", shaped({{{0, 600, 0, 1000, SliceType::kFull}}}, 600, 1000, 4, 4, 64, fp16),
+      1.0 / 16);
   return cases;
 }
 
@@ -140,10 +152,22 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
   AttentionTensors x;
   const size_t q_count = static_cast<size_t>(p.batch * p.seqlen_q * p.heads * p.head_dim);
   const size_t kv_count = static_cast<size_t>(p.batch * p.seqlen_k * p.kv_heads * p.head_dim);
-  const auto q = random_tensor(q_count, p.dtype, rng, x.q);
-  const auto k = random_tensor(kv_count, p.dtype, rng, x.k);
+  auto q = random_tensor(q_count, p.dtype, rng, x.q);
+  auto k = random_tensor(kv_count, p.dtype, rng, x.k);
   const auto v = random_tensor(kv_count, p.dtype, rng, x.v);
   const auto dout = random_tensor(q_count, p.dtype, rng, x.dout);
+  if (c.score_ramp > 0) {
+    // Feature 0 of each token (layout [batch][token][head][dim]); rounded to the element type like every input.
+    const auto set = [&](std::vector<uint16_t>& bits, std::vector<double>& values, size_t n, double value) {
+      bits[n] = to_bits(value, p.dtype);
+      values[n] = from_bits(bits[n], p.dtype);
+    };
+    for (size_t n = 0; n < q_count; n += static_cast<size_t>(p.head_dim)) set(q, x.q, n, 4.0);
+    for (size_t n = 0; n < kv_count; n += static_cast<size_t>(p.head_dim)) {
+      const int64_t token = static_cast<int64_t>(n / static_cast<size_t>(p.head_dim * p.kv_heads)) % p.seqlen_k;
+      set(k, x.k, n, c.score_ramp * static_cast<double>(token));
+    }
+  }
   const ReferenceResult ref = reference_attention(p, x);
   const double tolerance = p.dtype == DType::kBf16 ? 1e-2 : 3e-3;
   constexpr double kLseTolerance = 2e-3;
