@@ -155,73 +155,92 @@ int run(int argc, char** argv) {
   const lcab::DeviceInfo device = device_info();
   const nlohmann::json meta = lcab::make_meta(argc, argv);
 
-  std::printf("| impl | pass | mask | seqlen | time_ms | TFLOP/s | status |\n|---|---|---|---|---|---|---|\n");
+  std::printf("| impl | pass | mask | seqlen | heads | time_ms | TFLOP/s | status |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  // Every heads x kv heads x head dim of the lists, at every seqlen (the table and the records name each shape).
+  struct HeadShape {
+    int64_t heads, kv_heads, head_dim;
+  };
+  std::vector<HeadShape> head_shapes;
+  for (int64_t heads : workload.heads) {
+    for (int64_t kv_heads : workload.kv_heads) {
+      for (int64_t head_dim : workload.head_dims) head_shapes.push_back({heads, kv_heads, head_dim});
+    }
+  }
   for (int64_t seqlen : workload.seqlens) {
-    // Inputs depend on the shape only: one set per (seqlen, dtype), shared by every mask and implementation.
-    std::optional<Tensors> tensors;
-    std::string tensors_dtype;
-    for (const std::string& spec : workload.masks) {
-      const lcab::Mask mask = lcab::make_mask(spec, seqlen, workload.kv_heads.front());
-      if (docs.is_open()) {
-        docs << nlohmann::json{{"mask", spec}, {"seqlen", seqlen}, {"document_lengths", mask.info().document_lengths},
-                               {"area", mask.mean_area()}}
-                    .dump()
-             << "\n";
-      }
-      for (const std::string& dtype_name : workload.dtypes) {
-        const AttentionProblem problem =
-            lcab::kernels::make_problem(mask, workload.batch, workload.heads.front(), workload.kv_heads.front(),
-                                        workload.head_dims.front(), lcab::kernels::parse_dtype(dtype_name));
-        for (const std::string& impl_name : workload.impls) {
-          const AttentionImpl& impl = registry.find(impl_name);
-          for (const std::string& pass : workload.passes) {
-            const bool backward = pass == "bwd";
-            lcab::Record record;
-            record.key.impl = impl_name;
-            record.key.pass = pass;
-            record.key.mask = spec;
-            record.key.seqlen = seqlen;
-            record.key.batch = problem.batch;
-            record.key.heads = problem.heads;
-            record.key.kv_heads = problem.kv_heads;
-            record.key.head_dim = problem.head_dim;
-            record.key.dtype = dtype_name;
-            record.device = device;
-            record.meta = meta;
-            record.area = mask.mean_area();
-            const double flops = backward ? problem.backward_flops() : problem.forward_flops();
-            record.flops = flops;
-            const auto support =
-                impl.supports(problem, backward ? lcab::kernels::Pass::kBackward : lcab::kernels::Pass::kForward);
-            if (!support.supported) {
-              record.status = "unsupported";
-              record.error = support.reason;
-            } else {
-              try {
-                if (!tensors || tensors_dtype != dtype_name) {
-                  tensors.reset();
-                  tensors.emplace(make_tensors(problem));
-                  tensors_dtype = dtype_name;
+    for (size_t shape_index = 0; shape_index < head_shapes.size(); ++shape_index) {
+      const auto [heads, kv_heads, head_dim] = head_shapes[shape_index];
+      // Inputs depend on the shape only: one set per (seqlen, head shape, dtype), shared by every mask and
+      // implementation.
+      std::optional<Tensors> tensors;
+      std::string tensors_dtype;
+      for (const std::string& spec : workload.masks) {
+        const lcab::Mask mask = lcab::make_mask(spec, seqlen, kv_heads);
+        if (docs.is_open() && shape_index == 0) {
+          docs << nlohmann::json{{"mask", spec},
+                                 {"seqlen", seqlen},
+                                 {"document_lengths", mask.info().document_lengths},
+                                 {"area", mask.mean_area()}}
+                      .dump()
+               << "\n";
+        }
+        for (const std::string& dtype_name : workload.dtypes) {
+          const AttentionProblem problem =
+              lcab::kernels::make_problem(mask, workload.batch, heads, kv_heads, head_dim,
+                                          lcab::kernels::parse_dtype(dtype_name));
+          for (const std::string& impl_name : workload.impls) {
+            const AttentionImpl& impl = registry.find(impl_name);
+            for (const std::string& pass : workload.passes) {
+              const bool backward = pass == "bwd";
+              lcab::Record record;
+              record.key.impl = impl_name;
+              record.key.pass = pass;
+              record.key.mask = spec;
+              record.key.seqlen = seqlen;
+              record.key.batch = problem.batch;
+              record.key.heads = problem.heads;
+              record.key.kv_heads = problem.kv_heads;
+              record.key.head_dim = problem.head_dim;
+              record.key.dtype = dtype_name;
+              record.device = device;
+              record.meta = meta;
+              record.area = mask.mean_area();
+              const double flops = backward ? problem.backward_flops() : problem.forward_flops();
+              record.flops = flops;
+              const auto support =
+                  impl.supports(problem, backward ? lcab::kernels::Pass::kBackward : lcab::kernels::Pass::kForward);
+              if (!support.supported) {
+                record.status = "unsupported";
+                record.error = support.reason;
+              } else {
+                try {
+                  if (!tensors || tensors_dtype != dtype_name) {
+                    tensors.reset();
+                    tensors.emplace(make_tensors(problem));
+                    tensors_dtype = dtype_name;
+                  }
+                  std::unique_ptr<AttentionPlan> plan = impl.prepare(problem);
+                  record.time_ms = time_pass(*plan, *tensors, backward, warmup, iters);
+                  record.tflops = flops / (record.time_ms->median * 1e-3) / 1e12;
+                  size_t free_bytes = 0, total_bytes = 0;
+                  LCAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+                  record.peak_mem_bytes = static_cast<int64_t>(total_bytes - free_bytes);
+                } catch (const lcab::kernels::OutOfMemory& e) {
+                  record.status = "oom";
+                  record.error = e.what();
+                } catch (const lcab::Error& e) {
+                  record.status = "error";
+                  record.error = e.what();
                 }
-                std::unique_ptr<AttentionPlan> plan = impl.prepare(problem);
-                record.time_ms = time_pass(*plan, *tensors, backward, warmup, iters);
-                record.tflops = flops / (record.time_ms->median * 1e-3) / 1e12;
-                size_t free_bytes = 0, total_bytes = 0;
-                LCAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-                record.peak_mem_bytes = static_cast<int64_t>(total_bytes - free_bytes);
-              } catch (const lcab::kernels::OutOfMemory& e) {
-                record.status = "oom";
-                record.error = e.what();
-              } catch (const lcab::Error& e) {
-                record.status = "error";
-                record.error = e.what();
               }
+              std::printf("| %s | %s | %s | %lld | %lld/%lld hd%lld | %.3f | %.1f | %s |\n", impl_name.c_str(),
+                          pass.c_str(), spec.c_str(), static_cast<long long>(seqlen), static_cast<long long>(heads),
+                          static_cast<long long>(kv_heads), static_cast<long long>(head_dim),
+                          record.time_ms ? record.time_ms->median : 0.0, record.tflops.value_or(0.0),
+                          record.status.c_str());
+              std::fflush(stdout);
+              if (writer) writer->write(record);
             }
-            std::printf("| %s | %s | %s | %lld | %.3f | %.1f | %s |\n", impl_name.c_str(), pass.c_str(), spec.c_str(),
-                        static_cast<long long>(seqlen), record.time_ms ? record.time_ms->median : 0.0,
-                        record.tflops.value_or(0.0), record.status.c_str());
-            std::fflush(stdout);
-            if (writer) writer->write(record);
           }
         }
       }
