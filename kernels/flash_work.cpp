@@ -183,4 +183,14 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
   return work;
 }
 
+int32_t forward_kv_heads_per_section(int64_t kv_heads, int64_t seqlen_k, int64_t head_dim, int64_t element_bytes) {
+  LCAB_CHECK(kv_heads > 0 && seqlen_k >= 0 && head_dim > 0 && element_bytes > 0,
+             "forward sections need positive kv heads, head dim and element size");
+  const int64_t kv_head_bytes = 2 * seqlen_k * head_dim * element_bytes;  // K and V
+  for (int64_t n = kv_heads; n > 1; --n) {
+    if (kv_heads % n == 0 && n * kv_head_bytes <= kForwardKvSectionBytes) return static_cast<int32_t>(n);
+  }
+  return 1;
+}
+
 }  // namespace lcab::kernels

@@ -2,7 +2,8 @@
 //
 // A CTA of three warpgroups runs on each SM for the whole launch:
 //   - the producer warpgroup (one thread works) takes work items from a global counter in the order of the host
-//     work list (costliest q-tile rows first, so document and window masks balance over the SMs), hands each
+//     work list (costliest q-tile rows first, so document and window masks balance over the SMs) within sections
+//     of q heads whose K and V stay in L2 (forward_kv_heads_per_section, flash_work.h), hands each
 //     item to the consumers through a two-slot queue in shared memory, and streams the item's Q tile (two
 //     buffers, so the next item's Q arrives early) and its K and V tiles (the row's runs; masked-out tiles are
 //     never loaded) with TMA into kStages-deep rings, K and V with their own full/empty mbarriers: K_j is
@@ -83,6 +84,7 @@ struct Sm90ForwardArgs {
   CUtensorMap o_map;  ///< box of 64 rows: one consumer warpgroup's part of a tile
   int* item_counter;
   int total_items;
+  int section_heads;  ///< q heads per section of the item order (forward_kv_heads_per_section x the GQA group)
 };
 
 // One work item: a q-tile row of one q head of one batch element.
@@ -90,13 +92,19 @@ struct Item {
   int head, batch, kv_head, q_tile, outer, slice_row, run_begin, run_end;
 };
 
-__device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) {
+// Item order (forward_kv_heads_per_section in flash_work.h): batch element, then section of section_heads q heads,
+// then the work list's costliest-first q-tile rows, heads of the section fastest.
+__device__ __forceinline__ Item decode_item(const Sm90ForwardArgs& a, int linear) {
+  const ForwardParams& p = a.p;
   const Shape& s = p.shape;
   Item it;
-  it.head = linear % s.heads;
-  linear /= s.heads;
-  it.batch = linear % s.batch;
-  const int order_index = linear / s.batch;
+  const int head_in_section = linear % a.section_heads;
+  linear /= a.section_heads;
+  const int order_index = linear % p.work.outer_tiles;
+  linear /= p.work.outer_tiles;
+  const int sections = s.heads / a.section_heads;
+  it.head = (linear % sections) * a.section_heads + head_in_section;
+  it.batch = linear / sections;
   it.kv_head = it.head / (s.heads / s.kv_heads);
   const int mask = p.work.num_masks == 1 ? 0 : it.kv_head;
   it.q_tile = p.work.outer_order[mask * p.work.outer_tiles + order_index];
@@ -151,7 +159,7 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
     sm90::mbar_arrive(&bars->item_full[slot]);
     ++item_use;
     if (linear >= a.total_items) break;
-    const Item it = decode_item(p, linear);
+    const Item it = decode_item(a, linear);
     if (it.run_begin == it.run_end) continue;
 
     const int q_buffer = q_use % C::kQBuffers;
@@ -340,7 +348,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     if (lane == 0) sm90::mbar_arrive(&bars->item_empty[slot]);
     ++item_use;
     if (linear >= a.total_items) break;
-    const Item it = decode_item(p, linear);
+    const Item it = decode_item(a, linear);
     const int q_row0 = it.q_tile * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
 
 #pragma unroll
@@ -510,6 +518,8 @@ struct LaunchForwardSm90 {
     args.o_map = sm90::make_token_major_map(params.out, s.batch, s.seqlen_q, s.heads, kHeadDim, 64);
     args.item_counter = item_counter;
     args.total_items = static_cast<int>(items);
+    args.section_heads = (s.heads / s.kv_heads) *
+                         forward_kv_heads_per_section(s.kv_heads, s.seqlen_k, kHeadDim, static_cast<int64_t>(sizeof(T)));
     LCAB_CUDA_CHECK(cudaMemsetAsync(item_counter, 0, sizeof(int), stream));
     const int ctas = static_cast<int>(std::min<int64_t>(items, sm_count));
     flash_forward_sm90_kernel<T, kHeadDim><<<ctas, C::kThreads, C::kSmemBytes, stream>>>(args);

@@ -219,5 +219,18 @@ TEST(FlashWork, RowSlicesHoldExactlyTheSlicesIntersectingEachRow) {
   }
 }
 
+TEST(FlashWork, ForwardSectionsAreWholeKvHeadDivisorsWhoseKvFitTheBudget) {
+  // K and V of one kv head: 2 x seqlen x head dim x 2 bytes; the budget is 8 MiB.
+  ASSERT_EQ(kForwardKvSectionBytes, int64_t{8} << 20);
+  EXPECT_EQ(forward_kv_heads_per_section(8, 2048, 128, 2), 8);    // 1 MiB each: all 8
+  EXPECT_EQ(forward_kv_heads_per_section(8, 4096, 128, 2), 4);    // 2 MiB each
+  EXPECT_EQ(forward_kv_heads_per_section(64, 8192, 128, 2), 2);   // MHA: 2 of 64
+  EXPECT_EQ(forward_kv_heads_per_section(8, 65536, 128, 2), 1);   // 32 MiB each: one, though over the budget
+  EXPECT_EQ(forward_kv_heads_per_section(6, 4096, 128, 2), 3);    // 4 fit, but 4 does not divide 6
+  EXPECT_EQ(forward_kv_heads_per_section(1, 1024, 64, 2), 1);
+  EXPECT_EQ(forward_kv_heads_per_section(8, 8192, 64, 2), 4);     // hd 64: half the bytes
+  EXPECT_THROW(forward_kv_heads_per_section(0, 1024, 64, 2), Error);
+}
+
 }  // namespace
 }  // namespace lcab::kernels
