@@ -14,6 +14,9 @@
 #include "model/mask_spec.h"
 #include "model/mask_tile_grid.h"
 #include "model/mask_tiling.h"
+#include "model/cp/method_common.h"
+#include "model/perf/counted_kinds.h"
+#include "model/perf/cp_op_cost.h"
 #include "model/perf/grid_item_tiles.h"
 #include "model/perf/grid_schedule.h"
 #include "model/perf/planner.h"
@@ -248,6 +251,67 @@ TEST(PerfGridItems, RingTablesOnGridsEqualResolvedTables) {
     }
   }
   EXPECT_GT(compared, 1000);
+}
+
+// Tables of 16K items that rarely repeat (random blocks at 128K tokens and R = 128): lookups stop after the probe (LookupGate), and
+// every item is still what costing it alone gives: the table from slices against each item resolved and costed by
+// KernelCostModel::cost, the table on grids against the one from slices, whole items, both passes, exactly.
+TEST(PerfGridItems, TablesPastTheLookupGateEqualItemByItemCosts) {
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  const std::array<const KernelCostModel*, 2> models{&fwd, &bwd};
+  const double rate = h100().executor_pass_rate();
+  for (const char* spec : {"variable_block_sparse", "block_sparse:density=0.3,seed=3"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 131072, 4));
+    const cp::CpConfig config = ring_config("ring", 128, 0, mask);
+    const cp::UlyssesRingProgram program(config, cp::Pass::kForward);
+    const RingItemCosts resolved(program, &fwd, &bwd, rate);
+    const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+        TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+        TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+    std::optional<RingItemCosts> counted;
+    if (grids[0] && grids[1]) counted.emplace(program, &fwd, &bwd, rate, grids);
+    cp::MaskResolver resolver(*mask);
+    const int64_t R = resolved.positions();
+    int items = 0;
+    for (int64_t pos = 0; pos < R; ++pos) {
+      resolver.resolve(program.sharding().positions[static_cast<size_t>(pos)], program.index_of_positions());
+      for (int64_t source = 0; source < R; ++source) {
+        const std::optional<cp::ComputeItem> item = program.item(resolver, 0, source);
+        ASSERT_EQ(item.has_value(), resolved.key_rows(0, pos, source).has_value()) << spec << " " << pos;
+        if (counted) ASSERT_EQ(counted->key_rows(0, pos, source), resolved.key_rows(0, pos, source));
+        if (!item) continue;
+        ++items;
+        for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
+          const KernelCostModel& m = *models[static_cast<size_t>(pass)];
+          const int64_t q = item->q_rows.length(), k = item->k_rows.length();
+          const KernelCost c = m.cost(item->slices, q, k, item_shape(*item, config.workload));
+          const RingItemCosts::Cost& x = resolved.cost(pass, 0, pos, source);
+          ASSERT_EQ(x.time_us, compute_op_us(c.time_us, *item, pass, config.workload, rate)) << spec << " " << pos
+                                                                                              << "<-" << source;
+          ASSERT_EQ(x.flops, c.flops);
+          if (!counted) continue;
+          const RingItemCosts::Cost& y = counted->cost(pass, 0, pos, source);
+          ASSERT_EQ(x.time_us, y.time_us) << spec << " " << pos << "<-" << source;
+          ASSERT_EQ(x.flops, y.flops);
+          ASSERT_EQ(x.workspace_bytes, y.workspace_bytes);
+        }
+      }
+    }
+    EXPECT_GT(items, 2 * LookupGate::kProbeLookups) << spec;
+    EXPECT_EQ(counted.has_value(), std::string(spec).starts_with("block_sparse")) << spec;
+  }
+}
+
+// Lookups stop for good after the probe when fewer than one in kMinHitShare found a kept content.
+TEST(PerfGridItems, LookupGateClosesOnRareHits) {
+  LookupGate rare, frequent;
+  for (int64_t n = 0; n < LookupGate::kProbeLookups; ++n) {
+    EXPECT_TRUE(rare.open());
+    rare.record(n % (2 * LookupGate::kMinHitShare) == 0);
+    frequent.record(n % LookupGate::kMinHitShare == 0);
+  }
+  EXPECT_FALSE(rare.open());
+  EXPECT_TRUE(frequent.open());
 }
 
 // Every item of a table made for one pass only (the tiler's main grid is then that pass's: rows for the forward,
