@@ -5,8 +5,9 @@
 //             "gpus_per_node": 8, "methods": [...], "configs": "all" | "one_per_method", "impl": "lcab_flash",
 //             "passes": ["fwd", "bwd"], "heads": 64, "kv_heads": 8, "head_dim": 128, "dtype": "bf16",
 //             "batch": 1, "profile": "h100_sxm", "threads": 0, "prune": true}
-// Only masks, seqlens and gpus are required. "prune" as lcab-predict plan (false: as plan --exact). The GPU counts
-// of one mask and length are planned "threads" at a time (perf::make_plans), records written in grid order.
+// Only masks, seqlens and gpus are required. "prune" as lcab-predict plan (false: as plan --exact). Plans run
+// "threads" at a time, the points of one mask and length and then the next (perf::make_plan_groups), records
+// written in grid order.
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -99,44 +100,52 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
   const auto started = std::chrono::steady_clock::now();
   size_t points = 0, predictions = 0;
   const size_t total = masks.size() * seqlens.size() * gpus_list.size();
-  for (const std::string& spec : masks) {
-    for (int64_t seqlen : seqlens) {
-      request.workload = make_workload(spec, seqlen, opts, heads, kv_heads, head_dim);
-      // Every GPU count of this mask at once, sharing one cache (its tile grids are made once).
-      std::vector<perf::ClusterShape> clusters;
-      for (int64_t gpus : gpus_list) clusters.push_back({gpus, gpus_per_node});
-      const std::vector<perf::Plan> plans = perf::make_plans(profile, clusters, request);
-      for (size_t point = 0; point < plans.size(); ++point) {
-        const int64_t gpus = gpus_list[point];
-        const perf::Plan& plan = plans[point];
-        ++points;
-        predictions += plan.entries.size();
-        for (const perf::PlanEntry& e : plan.entries) {
-          for (size_t n = 0; n < e.bound.passes.size(); ++n) {
-            if (e.pruned) {
-              sink.write(perf::cp_bound_record(e.bound, n, request.kernel, profile));
-              continue;
+  // Every GPU count of a mask and length shares one cache (its tile grids are made once); the points of the next
+  // mask and length start while the last plans of one finish (perf::make_plan_groups), records in grid order.
+  std::vector<perf::ClusterShape> clusters;
+  for (int64_t gpus : gpus_list) clusters.push_back({gpus, gpus_per_node});
+  const auto spec_of = [&](size_t group) -> const std::string& { return masks[group / seqlens.size()]; };
+  const auto seqlen_of = [&](size_t group) { return seqlens[group % seqlens.size()]; };
+  perf::make_plan_groups(
+      profile, clusters, masks.size() * seqlens.size(), request.threads,
+      [&](size_t group) {
+        perf::PlanRequest r = request;
+        r.workload = make_workload(spec_of(group), seqlen_of(group), opts, heads, kv_heads, head_dim);
+        return r;
+      },
+      [&](size_t group, std::vector<perf::Plan> plans) {
+        const std::string& spec = spec_of(group);
+        const int64_t seqlen = seqlen_of(group);
+        for (size_t point = 0; point < plans.size(); ++point) {
+          const int64_t gpus = gpus_list[point];
+          const perf::Plan& plan = plans[point];
+          ++points;
+          predictions += plan.entries.size();
+          for (const perf::PlanEntry& e : plan.entries) {
+            for (size_t n = 0; n < e.bound.passes.size(); ++n) {
+              if (e.pruned) {
+                sink.write(perf::cp_bound_record(e.bound, n, request.kernel, profile));
+                continue;
+              }
+              Record r = perf::cp_record(e.prediction, n, request.kernel, profile);
+              if (!e.fits) r.status = "oom";
+              sink.write(std::move(r));
             }
-            Record r = perf::cp_record(e.prediction, n, request.kernel, profile);
-            if (!e.fits) r.status = "oom";
-            sink.write(std::move(r));
           }
+          const bool any = !plan.entries.empty();
+          auto time_text = [](const perf::PlanEntry& e) {
+            return e.pruned ? "> " + format_ms(e.bound.time_lower_bound_us) : format_ms(e.prediction.time_us());
+          };
+          table.add_row({spec, format_tokens(seqlen), std::to_string(gpus), std::to_string(plan.entries.size()),
+                         std::to_string(plan.skipped.size()),
+                         any ? perf::describe_config(plan.entries.front().prediction.config) : "-",
+                         any ? time_text(plan.entries.front()) : "-", any ? time_text(plan.entries.back()) : "-",
+                         format_fixed(plan.elapsed_s, 3)});
+          std::cerr << "lcab-predict sweep: [" << points << "/" << total << "] " << spec << " "
+                    << format_tokens(seqlen) << " on " << gpus << " GPUs: " << plan.entries.size() << " configs in "
+                    << format_fixed(plan.elapsed_s, 3) << " s\n";
         }
-        const bool any = !plan.entries.empty();
-        auto time_text = [](const perf::PlanEntry& e) {
-          return e.pruned ? "> " + format_ms(e.bound.time_lower_bound_us) : format_ms(e.prediction.time_us());
-        };
-        table.add_row({spec, format_tokens(seqlen), std::to_string(gpus), std::to_string(plan.entries.size()),
-                       std::to_string(plan.skipped.size()),
-                       any ? perf::describe_config(plan.entries.front().prediction.config) : "-",
-                       any ? time_text(plan.entries.front()) : "-", any ? time_text(plan.entries.back()) : "-",
-                       format_fixed(plan.elapsed_s, 3)});
-        std::cerr << "lcab-predict sweep: [" << points << "/" << total << "] " << spec << " " << format_tokens(seqlen)
-                  << " on " << gpus << " GPUs: " << plan.entries.size() << " configs in "
-                  << format_fixed(plan.elapsed_s, 3) << " s\n";
-      }
-    }
-  }
+      });
   print_table(table, out);
   std::cerr << "lcab-predict sweep: " << points << " points, " << predictions << " configs predicted in "
             << format_fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 2)

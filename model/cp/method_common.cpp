@@ -139,6 +139,44 @@ int64_t cut_for_tail_share(int64_t first, int64_t last, double tail_share, int64
   return first + (cells_at(lo - 1) - target < target - cells_at(lo) ? lo - 1 : lo) * align;
 }
 
+void sort_by_position(std::vector<Slice>& list, int64_t rows) {
+  const auto by_position = [](const Slice& a, const Slice& b) {
+    return a.q_begin != b.q_begin ? a.q_begin < b.q_begin : a.k_begin < b.k_begin;
+  };
+  if (std::is_sorted(list.begin(), list.end(), by_position)) return;
+  const size_t n = list.size();
+  if (n < 64 || static_cast<uint64_t>(rows) > 4 * n + 1024) {
+    std::sort(list.begin(), list.end(), by_position);
+    return;
+  }
+  // By q_begin into buckets (a stable counting pass), then each bucket by k_begin. With no two slices at one
+  // position this is the only order sorted by position, so std::sort's; with a shared one (not in valid lists, whose
+  // slices are disjoint and start with a cell) std::sort's own order of equal elements is taken, on the list as given.
+  std::vector<size_t> at(static_cast<size_t>(rows) + 1, 0);
+  for (const Slice& s : list) ++at[static_cast<size_t>(s.q_begin) + 1];
+  for (size_t r = 1; r < at.size(); ++r) at[r] += at[r - 1];
+  std::vector<Slice> sorted(n);
+  for (const Slice& s : list) sorted[at[static_cast<size_t>(s.q_begin)]++] = s;
+  const auto by_key = [](const Slice& a, const Slice& b) { return a.k_begin < b.k_begin; };
+  size_t begin = 0;
+  while (begin < n) {
+    size_t end = begin + 1;
+    while (end < n && sorted[end].q_begin == sorted[begin].q_begin) ++end;
+    if (!std::is_sorted(sorted.begin() + static_cast<std::ptrdiff_t>(begin),
+                        sorted.begin() + static_cast<std::ptrdiff_t>(end), by_key))
+      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(begin), sorted.begin() + static_cast<std::ptrdiff_t>(end),
+                by_key);
+    for (size_t i = begin + 1; i < end; ++i) {
+      if (sorted[i].k_begin == sorted[i - 1].k_begin) {  // a shared position
+        std::sort(list.begin(), list.end(), by_position);
+        return;
+      }
+    }
+    begin = end;
+  }
+  list.swap(sorted);
+}
+
 std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, HeadRange q_heads, HeadRange kv_heads,
                                      bool per_kv_head, int64_t heads, int64_t kv_heads_total) {
   int64_t q0 = std::numeric_limits<int64_t>::max(), q1 = 0, k0 = q0, k1 = 0;
@@ -168,10 +206,7 @@ std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, Hea
       s.k_end -= k0;
       area += s.area();
     }
-    const auto by_position = [](const Slice& a, const Slice& b) {
-      return a.q_begin != b.q_begin ? a.q_begin < b.q_begin : a.k_begin < b.k_begin;
-    };
-    if (!std::is_sorted(list.begin(), list.end(), by_position)) std::sort(list.begin(), list.end(), by_position);
+    sort_by_position(list, q1 - q0);
     // q heads this list serves: all of q_heads for a shared mask, else those reading kv head kv_heads.begin + h
     int64_t q_count = q_heads.count();
     if (per_kv_head) {

@@ -63,6 +63,11 @@ int64_t cut_for_tail_share(const std::vector<std::vector<Slice>>& lists, CutAxis
 int64_t cut_for_tail_share(int64_t first, int64_t last, double tail_share, int64_t align,
                            const std::function<int64_t(int64_t)>& cells_from_row);
 
+/// Sorts a slice list by position (q_begin, then k_begin) exactly as std::sort with that order does: lists of one
+/// item whose q_begin lie in [0, rows) (rows at most about 4 per slice) by a counting pass over q_begin, others by
+/// std::sort.
+void sort_by_position(std::vector<Slice>& list, int64_t rows);
+
 /// A compute item from slices given in (q buffer row, k buffer row) coordinates, one list per head list of
 /// head_lists_for(); sets q_rows/k_rows to their bounding box and makes the slices local to it, and counts
 /// pairs over q_heads (GQA group size Hq / Hk). std::nullopt when every list is empty.

@@ -6,11 +6,11 @@
 
 namespace lcab::cp {
 
-ComputeItemMaker items_of(const Schedule& schedule) {
+std::vector<std::vector<int>> item_index_by_step(const Schedule& schedule) {
   // item_at[rank][step]: index into the rank's items, -1 when the step computes nothing.
-  auto item_at = std::make_shared<std::vector<std::vector<int>>>(schedule.ranks.size());
+  std::vector<std::vector<int>> item_at(schedule.ranks.size());
   for (size_t r = 0; r < schedule.ranks.size(); ++r) {
-    std::vector<int>& at = (*item_at)[r];
+    std::vector<int>& at = item_at[r];
     for (const Op& op : schedule.ranks[r].ops) {
       if (op.kind != OpKind::kCompute) continue;
       if (static_cast<size_t>(op.step) >= at.size()) at.resize(static_cast<size_t>(op.step) + 1, -1);
@@ -19,6 +19,11 @@ ComputeItemMaker items_of(const Schedule& schedule) {
       at[static_cast<size_t>(op.step)] = op.index;
     }
   }
+  return item_at;
+}
+
+ComputeItemMaker items_of(const Schedule& schedule) {
+  auto item_at = std::make_shared<std::vector<std::vector<int>>>(item_index_by_step(schedule));
   return [&schedule, item_at](int rank, int step, const TokenMap&, const TokenMap&) -> std::optional<ComputeItem> {
     const std::vector<int>& at = item_at->at(static_cast<size_t>(rank));
     const size_t s = static_cast<size_t>(step);

@@ -14,4 +14,9 @@ namespace lcab::cp {
 /// read. `schedule` must outlive the maker and hold at most one compute op per rank and step (checked).
 ComputeItemMaker items_of(const Schedule& schedule);
 
+/// For every rank of `schedule`, the index into its items of the compute op of each step (-1 where the step
+/// computes nothing; steps past the rank's last compute op are absent). Throws when a rank computes more than one
+/// item at a step.
+std::vector<std::vector<int>> item_index_by_step(const Schedule& schedule);
+
 }  // namespace lcab::cp

@@ -89,7 +89,8 @@ CpCostModels CpPredictor::Built::models(const HardwareProfile& profile, const Ke
 }
 
 CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
-                                      const KernelCostModel& model, bool on_grid, const cp::Schedule* items_from) {
+                                      const KernelCostModel& model, bool on_grid, const cp::Schedule* items_from,
+                                      bool resolve) {
   Built b;
   if (on_grid && method.build_with_items) {
     std::optional<GridSchedule> counted =
@@ -101,6 +102,7 @@ CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpCo
       return b;
     }
   }
+  if (!resolve) return b;
   if (items_from && method.build_with_items) {
     b.schedule = std::make_shared<cp::Schedule>(
         method.build_with_items(cp::normalize_config(config), pass, cp::items_of(*items_from)));
@@ -108,6 +110,86 @@ CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpCo
   }
   b.schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, pass));
   return b;
+}
+
+namespace {
+
+bool same_config(const cp::CpConfig& a, const cp::CpConfig& b) {
+  const cp::Workload& x = a.workload;
+  const cp::Workload& y = b.workload;
+  return a.method == b.method && a.gpus == b.gpus && a.gpus_per_node == b.gpus_per_node &&
+         a.ulysses_degree == b.ulysses_degree && a.ring_degree == b.ring_degree && a.windows == b.windows &&
+         a.placement == b.placement && a.sharding == b.sharding &&
+         a.min_document_chunk_tokens == b.min_document_chunk_tokens &&
+         a.overlap_dkv_home_hop == b.overlap_dkv_home_hop && x.mask == y.mask && x.batch == y.batch &&
+         x.heads == y.heads && x.kv_heads == y.kv_heads && x.head_dim == y.head_dim &&
+         x.dtype_bytes == y.dtype_bytes && x.grad_accum_bytes == y.grad_accum_bytes;
+}
+
+}  // namespace
+
+std::shared_ptr<const std::vector<CpPredictor::Built>> CpPredictor::built_passes(const cp::CpMethod& method,
+                                                                                 const cp::CpConfig& config,
+                                                                                 const KernelChoice& kernel,
+                                                                                 const std::vector<cp::Pass>& passes) {
+  for (const KeptBuild& k : builds_)
+    if (same_config(k.config, config) && k.kernel.impl == kernel.impl && k.kernel.dtype == kernel.dtype &&
+        k.passes == passes)
+      return k.built;
+  auto out = std::make_shared<std::vector<Built>>(passes.size());
+  std::vector<size_t> resolved;  // passes not on the grid
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
+    Built b = build(method, config, passes[n], model, true, nullptr, /*resolve=*/false);
+    if (b.schedule) (*out)[n] = std::move(b);
+    else resolved.push_back(n);
+  }
+  if (!resolved.empty()) build_resolved(method, config, kernel, passes, resolved, *out);
+  builds_.push_back({config, kernel, passes, out});
+  if (builds_.size() > kMaxKeptBuilds) builds_.erase(builds_.begin());
+  return out;
+}
+
+void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
+                                 const std::vector<cp::Pass>& passes, const std::vector<size_t>& resolved,
+                                 std::vector<Built>& out) {
+  if (!method.build_with_items) {  // every pass resolved from the mask, as build() makes it
+    for (size_t n : resolved) out[n].schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, passes[n]));
+    return;
+  }
+  // The first resolved pass from the mask; its items costed for every resolved pass at once, then dropping their
+  // slices; the other passes built from its items (cp::items_of), their costs looked up by rank and step.
+  std::array<const KernelCostModel*, 2> models{nullptr, nullptr};
+  for (size_t n : resolved)
+    models[static_cast<int>(passes[n])] = &kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
+  const size_t first = resolved.front();
+  auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, passes[first]));
+  std::array<std::vector<std::vector<KernelCost>>, 2> costs = item_costs_of(*schedule, models);
+  for (cp::RankSchedule& rank : schedule->ranks)
+    for (cp::ComputeItem& item : rank.items) std::vector<std::vector<Slice>>().swap(item.slices);
+  const std::vector<std::vector<int>> index_at = cp::item_index_by_step(*schedule);
+  const cp::ComputeItemMaker from_first = cp::items_of(*schedule);
+  for (size_t n : resolved) {
+    if (n == first) continue;
+    const std::vector<std::vector<KernelCost>>& pass_costs = costs[static_cast<int>(passes[n])];
+    Built& b = out[n];
+    b.item_costs.resize(schedule->ranks.size());
+    const cp::ComputeItemMaker make = [&](int rank, int step, const cp::TokenMap& q_map,
+                                          const cp::TokenMap& k_map) -> std::optional<cp::ComputeItem> {
+      std::optional<cp::ComputeItem> item = from_first(rank, step, q_map, k_map);
+      if (item) {
+        const int index = index_at[static_cast<size_t>(rank)][static_cast<size_t>(step)];
+        b.item_costs[static_cast<size_t>(rank)].push_back(
+            pass_costs[static_cast<size_t>(rank)][static_cast<size_t>(index)]);
+      }
+      return item;
+    };
+    b.schedule = std::make_shared<cp::Schedule>(method.build_with_items(cp::normalize_config(config), passes[n], make));
+    b.counted = true;
+  }
+  out[first].schedule = std::move(schedule);
+  out[first].item_costs = std::move(costs[static_cast<int>(passes[first])]);
+  out[first].counted = true;
 }
 
 CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
@@ -130,11 +212,24 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
     }
     return prediction;
   }
+  if (!options.keep_schedules) {  // the schedules bound() built for this config, when it did
+    const std::shared_ptr<const std::vector<Built>> built = built_passes(method, prediction.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const KernelCostModel& model =
+          kernel_model(kernel.impl, passes[n], prediction.config.workload.head_dim, kernel.dtype);
+      PassPrediction p;
+      p.pass = passes[n];
+      p.simulation = simulate(*(*built)[n].schedule, (*built)[n].models(profile_, model, comm),
+                              SimulationOptions{options.critical_path, options.keep_timings});
+      prediction.passes.push_back(std::move(p));
+    }
+    return prediction;
+  }
   std::shared_ptr<const cp::Schedule> resolved;  // the last pass's schedule resolved from the mask, for its items
   for (cp::Pass pass : passes) {
     const KernelCostModel& model = kernel_model(kernel.impl, pass, prediction.config.workload.head_dim, kernel.dtype);
     // Kept schedules (timelines) keep their items' slices.
-    Built built = build(method, prediction.config, pass, model, !options.keep_schedules, resolved.get());
+    Built built = build(method, prediction.config, pass, model, false, resolved.get());
     std::shared_ptr<cp::Schedule> schedule = std::move(built.schedule);
     if (!built.counted) resolved = schedule;
     PassPrediction p;
@@ -170,12 +265,10 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
     b.work = static_cast<double>(b.config.gpus * passes.size());
     b.passes = passes;
     if (!with_time_bound) return b;
-    std::shared_ptr<const cp::Schedule> resolved;  // the last pass's schedule resolved from the mask, for its items
-    for (cp::Pass pass : passes) {
-      const KernelCostModel& model = kernel_model(kernel.impl, pass, b.config.workload.head_dim, kernel.dtype);
-      const Built built = build(method, b.config, pass, model, true, resolved.get());
-      pass_bounds.push_back(perf::bound(*built.schedule, built.models(profile_, model, comm)));
-      if (!built.counted) resolved = built.schedule;
+    const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
+      pass_bounds.push_back(perf::bound(*(*built)[n].schedule, (*built)[n].models(profile_, model, comm)));
     }
   }
   b.passes = passes;

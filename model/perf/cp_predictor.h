@@ -100,17 +100,39 @@ class CpPredictor {
     CpCostModels models(const HardwareProfile& profile, const KernelCostModel& model, const CommCostModel& comm) const;
   };
   /// items_from: a schedule of the same config in another pass whose items a method with build_with_items reuses
-  /// (cp::items_of) instead of resolving the mask again; null to resolve.
+  /// (cp::items_of) instead of resolving the mask again; null to resolve. resolve false: only the grid path (a
+  /// Built without a schedule when it does not apply).
   Built build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass, const KernelCostModel& model,
-              bool on_grid, const cp::Schedule* items_from = nullptr);
+              bool on_grid, const cp::Schedule* items_from = nullptr, bool resolve = true);
   Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                     const std::vector<cp::Pass>& passes);
+  /// The schedules of `passes` of a normalized config of a method without a step program, as build() makes them
+  /// pass by pass (on the grid where it applies, else the first pass resolved from the mask and the others from its
+  /// items), except that a resolved schedule of a method with build_with_items keeps no slices: its items' kernel
+  /// costs are computed once for every resolved pass (both passes' FULL-slice counts in one call) and travel as
+  /// Built::item_costs. Made once per config, kernel and passes and kept (kMaxKeptBuilds, the oldest dropped), so
+  /// that predict() simulates the schedules bound() built. Never for kept schedules (timelines need the slices).
+  std::shared_ptr<const std::vector<Built>> built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
+                                                         const KernelChoice& kernel,
+                                                         const std::vector<cp::Pass>& passes);
+  /// The resolved passes of built_passes(): out[n] for every n in `resolved` (passes[n] not on the grid).
+  void build_resolved(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
+                      const std::vector<cp::Pass>& passes, const std::vector<size_t>& resolved,
+                      std::vector<Built>& out);
+  struct KeptBuild {
+    cp::CpConfig config;
+    KernelChoice kernel;
+    std::vector<cp::Pass> passes;
+    std::shared_ptr<const std::vector<Built>> built;
+  };
+  static constexpr size_t kMaxKeptBuilds = 4;
 
   HardwareProfile profile_;
   ClusterShape cluster_;
   std::map<int64_t, std::unique_ptr<CommCostModel>> comm_;  // by config gpus (groups of the cluster's ranks)
   std::map<std::tuple<std::string, int, int64_t, std::string>, std::unique_ptr<KernelCostModel>> kernels_;
   std::shared_ptr<RingItemCostCache> items_;
+  std::vector<KeptBuild> builds_;  // built_passes(), oldest first
 };
 
 /// The key fields of a CP record (DESIGN.md section 5) for one pass of a config, as a measurement would write

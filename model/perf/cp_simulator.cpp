@@ -21,17 +21,6 @@ struct OpCosts {
   std::vector<std::vector<double>> attention_flops;
 };
 
-// The kernel cost of an item from its slices: items of FULL slices (an allgather rank's share of a block-sparse
-// or document mask, which rarely repeats) are counted by q bands, without hashing them for the kernel model's
-// cache (the same numbers); others go through the cache.
-KernelCost item_kernel_cost(const CpCostModels& m, const cp::ComputeItem& item, const AttentionShape& shape,
-                            FullSliceTiler& tiler) {
-  std::optional<KernelCost> counted =
-      tiler.cost(*m.kernel, item.slices, item.q_rows.length(), item.k_rows.length(), shape);
-  if (counted) return std::move(*counted);
-  return m.kernel->cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(), shape);
-}
-
 OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
   OpCosts c;
   FullSliceTiler tiler;
@@ -53,7 +42,7 @@ OpCosts op_costs(const cp::Schedule& schedule, const CpCostModels& m) {
           const KernelCost cost =
               m.item_kernel_costs
                   ? (*m.item_kernel_costs).at(static_cast<size_t>(r)).at(static_cast<size_t>(op.index))
-                  : item_kernel_cost(m, item, item_shape(item, schedule.config.workload), tiler);
+                  : item_kernel_cost(*m.kernel, item, item_shape(item, schedule.config.workload), tiler);
           d[k] = compute_op_us(cost.time_us, item, schedule.pass, schedule.config.workload, m.hbm_bytes_per_s);
           c.attention_flops[r][k] = cost.flops;
           break;
@@ -320,6 +309,13 @@ std::vector<PathOp> critical_path(const cp::Schedule& s, const std::vector<std::
 }
 
 }  // namespace
+
+KernelCost item_kernel_cost(const KernelCostModel& model, const cp::ComputeItem& item, const AttentionShape& shape,
+                            FullSliceTiler& tiler) {
+  std::optional<KernelCost> counted = tiler.cost(model, item.slices, item.q_rows.length(), item.k_rows.length(), shape);
+  if (counted) return std::move(*counted);
+  return model.cached_cost(item.slices, item.q_rows.length(), item.k_rows.length(), shape);
+}
 
 double CpSimulation::compute_max_us() const {
   double m = 0;

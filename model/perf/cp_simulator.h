@@ -29,6 +29,10 @@
 #include "model/perf/timeline.h"
 
 namespace lcab::perf {
+class FullSliceTiler;
+}
+
+namespace lcab::perf {
 
 struct OpTiming {
   double issue_us = 0;  ///< when the op could start on its own (its stream and deps done)
@@ -81,6 +85,13 @@ struct SimulationOptions {
   bool critical_path = true;  ///< the planner turns it off to save time
   bool keep_timings = true;   ///< keep ops and steps (the planner keeps only the summaries)
 };
+
+/// The kernel cost of a compute item from its slices, as simulate() takes it when CpCostModels::item_kernel_costs
+/// is null: items of FULL slices (an allgather rank's share of a block-sparse or document mask, which rarely
+/// repeats) are counted by q bands with `tiler`, without hashing them for the model's cache (the same numbers);
+/// others go through the cache.
+KernelCost item_kernel_cost(const KernelCostModel& model, const cp::ComputeItem& item, const AttentionShape& shape,
+                            FullSliceTiler& tiler);
 
 /// Plays the schedule. Throws lcab::Error when the schedule cannot finish (an op waits forever), naming it.
 CpSimulation simulate(const cp::Schedule& schedule, const CpCostModels& models, SimulationOptions options = {});

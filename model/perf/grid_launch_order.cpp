@@ -1,9 +1,9 @@
 #include "model/perf/grid_launch_order.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "model/error.h"
+#include "model/perf/stable_sort_small.h"
 
 namespace lcab::perf {
 namespace {
@@ -27,14 +27,16 @@ bool grid_launch_promotes(int64_t max_key, int64_t total_key, int64_t slots) {
 std::vector<int32_t> grid_launch_order(std::span<const int64_t> keys, int64_t slots) {
   LCAB_CHECK(slots > 0, "grid launch order: slots must be positive, got " << slots);
   LCAB_CHECK(keys.size() < (size_t(1) << 31), "grid launch order: " << keys.size() << " items do not fit 32 bits");
-  std::vector<int32_t> order(keys.size());
-  std::iota(order.begin(), order.end(), 0);
   int64_t total = 0;
   for (int64_t k : keys) total += k;
-  const auto long_item = [&](int32_t i) { return is_long(keys[static_cast<size_t>(i)], total, slots); };
-  const auto first_short = std::stable_partition(order.begin(), order.end(), long_item);
-  std::stable_sort(order.begin(), first_short,
-                   [&](int32_t a, int32_t b) { return keys[static_cast<size_t>(a)] > keys[static_cast<size_t>(b)]; });
+  // The long items in their order, then the short ones in theirs (a stable partition); the long ones then sorted
+  // by decreasing key, ties in order (a stable sort: by counting where the keys span few values).
+  std::vector<int32_t> order, short_items;
+  order.reserve(keys.size());
+  for (int32_t i = 0; i < static_cast<int32_t>(keys.size()); ++i)
+    (is_long(keys[static_cast<size_t>(i)], total, slots) ? order : short_items).push_back(i);
+  stable_sort_by_key_descending(order, [&](int32_t i) { return keys[static_cast<size_t>(i)]; });
+  order.insert(order.end(), short_items.begin(), short_items.end());
   return order;
 }
 

@@ -1,6 +1,8 @@
 #include "model/perf/grid_schedule.h"
 
 #include "model/perf/cp_op_cost.h"
+#include "model/perf/cp_simulator.h"
+#include "model/perf/full_slice_tiles.h"
 #include "model/perf/grid_item_tiles.h"
 
 namespace lcab::perf {
@@ -47,6 +49,31 @@ std::optional<GridSchedule> build_on_grid(const cp::CpMethod& method, const cp::
   };
   out.schedule = method.build_with_items(config, pass, make);
   if (off_tiles) return std::nullopt;
+  return out;
+}
+
+std::array<std::vector<std::vector<KernelCost>>, 2> item_costs_of(const cp::Schedule& schedule,
+                                                                  const std::array<const KernelCostModel*, 2>& models) {
+  std::array<std::vector<std::vector<KernelCost>>, 2> out;
+  for (int pass = 0; pass < 2; ++pass)
+    if (models[pass]) out[pass].resize(schedule.ranks.size());
+  FullSliceTiler tiler;
+  std::array<std::vector<OuterTileCounts>, 2> counts;
+  for (size_t r = 0; r < schedule.ranks.size(); ++r) {
+    for (const cp::ComputeItem& item : schedule.ranks[r].items) {
+      const AttentionShape shape = item_shape(item, schedule.config.workload);
+      const int64_t q_rows = item.q_rows.length(), k_rows = item.k_rows.length();
+      bool counted = true;
+      for (int pass = 0; pass < 2; ++pass)
+        counted = counted && (!models[pass] || FullSliceTiler::applies(*models[pass], item.slices));
+      if (counted) tiler.count(item.slices, q_rows, k_rows, models, counts);
+      for (int pass = 0; pass < 2; ++pass) {
+        if (!models[pass]) continue;
+        out[pass][r].push_back(counted ? models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape)
+                                       : item_kernel_cost(*models[pass], item, shape, tiler));
+      }
+    }
+  }
   return out;
 }
 

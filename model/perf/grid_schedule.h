@@ -5,6 +5,7 @@
 // slices for block_sparse at 1M tokens); counted on the grid it costs O(rows x segments x words).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -26,5 +27,13 @@ struct GridSchedule {
 /// rows are off the tiles.
 std::optional<GridSchedule> build_on_grid(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
                                           const KernelCostModel& model, const std::shared_ptr<const TileGrid>& grid);
+
+/// The kernel cost of every compute item of `schedule` (items with their slices) under each model given (indexed by
+/// pass; a null one left out): [pass][rank][index into the rank's items], each what simulate() takes from the
+/// item's slices (item_kernel_cost). An item whose slices are all FULL for every model given is counted for all of
+/// them in one FullSliceTiler call (its bands made once). Lets a method whose items do not depend on the pass
+/// (allgather) cost them once for both passes and drop their slices.
+std::array<std::vector<std::vector<KernelCost>>, 2> item_costs_of(const cp::Schedule& schedule,
+                                                                  const std::array<const KernelCostModel*, 2>& models);
 
 }  // namespace lcab::perf

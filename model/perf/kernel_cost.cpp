@@ -138,7 +138,7 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
   std::vector<OuterTile> outer;
   for_each_outer([&](const OuterTile& t) { outer.push_back(t); });
   const auto key = [](const OuterTile& t) { return 4 * t.tiles + t.partial; };
-  stable_sort_small(outer, [&](const OuterTile& a, const OuterTile& b) { return key(a) > key(b); });
+  stable_sort_by_key_descending(outer, key);
   for (const OuterTile& t : outer) {
     if (keyed) keyed->push_back({key(t), item_cost(t)});
     push_cost(out, item_cost(t));

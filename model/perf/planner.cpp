@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -279,19 +280,61 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
 
 std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters,
                              PlanRequest request) {
-  const size_t n = clusters.size();
-  const int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const int workers = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
-  request.threads = std::max(1, threads / workers);
-  if (!request.item_cache) request.item_cache = std::make_shared<RingItemCostCache>();
-  std::vector<std::optional<Plan>> plans(n);
-  std::atomic<size_t> next{0};
-  run_workers(workers, [&](int) {
-    for (size_t c = next++; c < n; c = next++) plans[n - 1 - c] = make_plan(profile, clusters[n - 1 - c], request);
-  });
   std::vector<Plan> out;
-  for (std::optional<Plan>& p : plans) out.push_back(std::move(*p));
+  make_plan_groups(
+      profile, clusters, 1, request.threads, [&](size_t) { return request; },
+      [&](size_t, std::vector<Plan> plans) { out = std::move(plans); });
   return out;
+}
+
+void make_plan_groups(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters, size_t groups,
+                      int threads, const std::function<PlanRequest(size_t)>& make_request,
+                      const std::function<void(size_t, std::vector<Plan>)>& done) {
+  const size_t n = clusters.size();
+  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+  const int workers = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
+  struct Group {
+    std::once_flag made;
+    PlanRequest request;
+    std::vector<std::optional<Plan>> plans;
+    size_t finished = 0;
+  };
+  std::vector<std::unique_ptr<Group>> state;
+  for (size_t g = 0; g < groups; ++g) {
+    state.push_back(std::make_unique<Group>());
+    state.back()->plans.resize(n);
+  }
+  std::mutex mutex;
+  size_t handed = 0;  // groups handed to done()
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  run_workers(workers, [&](int) {
+    try {
+      for (size_t t = next++; t < groups * n && !failed; t = next++) {
+        Group& group = *state[t / n];
+        const size_t c = n - 1 - t % n;  // the last clusters first (GPU counts ascending: the largest plans first)
+        std::call_once(group.made, [&] {
+          group.request = make_request(t / n);
+          group.request.threads = std::max(1, threads / workers);
+          if (!group.request.item_cache) group.request.item_cache = std::make_shared<RingItemCostCache>();
+        });
+        Plan plan = make_plan(profile, clusters[c], group.request);
+        std::lock_guard<std::mutex> lock(mutex);
+        group.plans[c] = std::move(plan);
+        if (++group.finished == n) group.request = PlanRequest{};  // its mask and caches
+        while (handed < groups && state[handed]->finished == n) {
+          std::vector<Plan> plans;
+          for (std::optional<Plan>& p : state[handed]->plans) plans.push_back(std::move(*p));
+          state[handed]->plans.clear();
+          done(handed, std::move(plans));
+          ++handed;
+        }
+      }
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  });
 }
 
 }  // namespace lcab::perf

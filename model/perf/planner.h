@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,18 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
 /// clusters start first (GPU counts ascending: the largest plans first).
 std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters,
                              PlanRequest request);
+
+/// The plans of `groups` requests (a sweep's masks and lengths), each on every cluster of `clusters`, as one queue
+/// over `threads` workers (0: the machine's hardware threads): the groups in order, each one's plans as
+/// make_plans() orders and threads them; a worker that finds no plan of a group left starts on the next group's,
+/// so that no worker idles while another finishes a group's last plan. make_request(g) makes group g's request
+/// (its workload, usually a new mask) when the first of its plans starts, once; the request is released when the
+/// group's plans are done. done(g, plans) is called for every group in order (g = 0, 1, ...), as soon as that
+/// group and all before it are done, one call at a time, with plans equal to make_plans()'s for its request. A
+/// plan that throws stops the queue and the exception is rethrown; the groups done before it were handed over.
+void make_plan_groups(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters, size_t groups,
+                      int threads, const std::function<PlanRequest(size_t)>& make_request,
+                      const std::function<void(size_t, std::vector<Plan>)>& done);
 
 /// "ring", "ulysses 8", "usp 8x16 ulysses_intra", "loongtrain 8x16 w4 ring_intra": one line per config.
 std::string describe_config(const cp::CpConfig& config);

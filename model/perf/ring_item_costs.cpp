@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "model/error.h"
+#include "model/perf/counted_kinds.h"
 #include "model/perf/cp_op_cost.h"
 #include "model/perf/full_slice_tiles.h"
 
@@ -85,6 +86,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   if (cost_on_grids(program, models, pass_bytes_per_s, grids)) return;
 
   ItemKinds kinds;
+  LookupGate gate;
   FullSliceTiler full_tiler;  // FULL-slice items (block-sparse off the tiles) counted by q bands, not MaskTiling
   std::array<std::vector<OuterTileCounts>, 2> counts;
   // The cost of a new content in `pass`: from its counts when counted by q bands (its slices all FULL), else from
@@ -99,8 +101,14 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
     if (!item) return Entry{};
     const AttentionShape shape = item_shape(*item, wl);
     const int64_t q_rows = item->q_rows.length(), k_rows = item->k_rows.length();
-    const uint64_t hash = attention_call_hash(item->slices, q_rows, k_rows, shape);
-    int32_t kind = kinds.find(hash, *item, shape);
+    const bool look_up = gate.open();
+    uint64_t hash = 0;
+    int32_t kind = -1;
+    if (look_up) {
+      hash = attention_call_hash(item->slices, q_rows, k_rows, shape);
+      kind = kinds.find(hash, *item, shape);
+      gate.record(kind >= 0);
+    }
     if (kind < 0) {
       kind = static_cast<int32_t>(kinds_++);
       bool counted = true;
@@ -113,7 +121,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
         const double us = compute_op_us(c.time_us, *item, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
         costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
       }
-      kinds.keep(hash, kind, *item, shape);
+      if (look_up) kinds.keep(hash, kind, *item, shape);
     }
     return Entry{kind, static_cast<int32_t>(item->k_rows.begin), static_cast<int32_t>(item->k_rows.end)};
   };

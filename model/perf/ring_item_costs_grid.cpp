@@ -39,6 +39,7 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
       for (int64_t h = kv.begin; h < kv.end; ++h) lists[static_cast<size_t>(g)].push_back(static_cast<int>(h));
   }
   CountedKinds kinds;
+  LookupGate gate;
   std::vector<int64_t> key;
   const auto entry_of = [&](const GridItem* item, int g) {
     if (!item) return Entry{};
@@ -50,8 +51,13 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
     ci.kv_heads = program.kv_heads(u);
     const AttentionShape shape = item_shape(ci, wl);
     const int64_t q_rows = ci.q_rows.length(), k_rows = ci.k_rows.length();
-    CountedKinds::make_key(key, q_rows, k_rows, shape, item->counts);
-    int32_t kind = kinds.find(key);
+    const bool look_up = gate.open();
+    int32_t kind = -1;
+    if (look_up) {
+      CountedKinds::make_key(key, q_rows, k_rows, shape, item->counts);
+      kind = kinds.find(key);
+      gate.record(kind >= 0);
+    }
     if (kind < 0) {
       kind = static_cast<int32_t>(kinds_++);
       for (int pass = 0; pass < 2; ++pass) {
@@ -60,7 +66,7 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
         const double us = compute_op_us(c.time_us, ci, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
         costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
       }
-      kinds.keep(key, kind);
+      if (look_up) kinds.keep(key, kind);
     }
     return Entry{kind, static_cast<int32_t>(ci.k_rows.begin), static_cast<int32_t>(ci.k_rows.end)};
   };

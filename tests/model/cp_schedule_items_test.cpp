@@ -8,9 +8,11 @@
 #include <string>
 
 #include "model/cp/cp_method.h"
+#include "model/cp/method_common.h"
 #include "model/cp/schedule.h"
 #include "model/cp/schedule_items.h"
 #include "model/mask_spec.h"
+#include "model/rng.h"
 
 namespace lcab::cp {
 namespace {
@@ -86,6 +88,54 @@ TEST(CpScheduleItems, AllgatherFromTheOtherPassItemsEqualsResolved) {
   }
   EXPECT_EQ(compared, 30);
   EXPECT_GT(items, 500);
+}
+
+// sort_by_position orders as std::sort by (q_begin, k_begin) does: lists of distinct positions in runs (as an
+// allgather's gathered blocks give them) and shuffled, short and long, rows few and many, and lists with a shared
+// position (std::sort's own order of equal elements, taken on the list as given).
+TEST(CpScheduleItems, SortByPositionEqualsStdSort) {
+  Rng rng(31);
+  const auto by_position = [](const Slice& a, const Slice& b) {
+    return a.q_begin != b.q_begin ? a.q_begin < b.q_begin : a.k_begin < b.k_begin;
+  };
+  int counted = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int64_t rows = rng.uniform_int(1, 3000);
+    const int64_t blocks = rng.uniform_int(1, 40);
+    std::vector<Slice> list;
+    for (int64_t b = 0; b < blocks; ++b) {  // block b: keys [1000 b, 1000 b + 1000), a run sorted by position
+      std::vector<Slice> run;
+      for (int64_t q = 0; q < rows; q += rng.uniform_int(1, 40))
+        for (int64_t k = 1000 * b; k < 1000 * (b + 1); k += rng.uniform_int(100, 600)) {
+          Slice s;
+          s.q_begin = q;
+          s.q_end = q + 1;
+          s.k_begin = k;
+          s.k_end = k + 1;
+          s.type = rng.uniform_int(0, 2) == 0 ? SliceType::kFull : SliceType::kCausal;
+          run.push_back(s);
+        }
+      list.insert(list.end(), run.begin(), run.end());
+    }
+    if (trial % 3 == 1)
+      for (size_t i = list.size(); i > 1; --i) std::swap(list[i - 1], list[static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(i)))]);
+    if (trial % 5 == 2 && list.size() > 2) {  // a shared position: a copy of one slice, another type
+      Slice twin = list[static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(list.size())))];
+      twin.type = twin.type == SliceType::kFull ? SliceType::kCausal : SliceType::kFull;
+      list.insert(list.begin() + rng.uniform_int(0, static_cast<int64_t>(list.size())), twin);
+    }
+    std::vector<Slice> expected = list;
+    std::sort(expected.begin(), expected.end(), by_position);
+    sort_by_position(list, rows);
+    ASSERT_EQ(list.size(), expected.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+      ASSERT_EQ(list[i].q_begin, expected[i].q_begin) << trial << " " << i;
+      ASSERT_EQ(list[i].k_begin, expected[i].k_begin) << trial << " " << i;
+      ASSERT_EQ(list[i].type, expected[i].type) << trial << " " << i;
+    }
+    counted += list.size() >= 64 && static_cast<uint64_t>(rows) <= 4 * list.size() + 1024;
+  }
+  EXPECT_GT(counted, 100);
 }
 
 }  // namespace

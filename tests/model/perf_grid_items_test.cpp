@@ -1,8 +1,9 @@
 // Items counted on tile grids (model/mask_tile_grid.h, model/perf/grid_item_tiles.h) against the slices they
 // stand for: grid counts equal MaskTiling's, cost_from_tiles equals cost(), and a ring item table counted on grids
 // holds exactly the key rows and costs of one resolved from slices (every item, own-block parts included), for
-// block-sparse and full masks over ring, ulysses and usp shardings. A plan sharing a cache equals one without, and
-// plans made together (make_plans) equal plans made one by one.
+// block-sparse and full masks over ring, ulysses and usp shardings. A plan sharing a cache equals one without,
+// plans made together (make_plans) and queued group after group (make_plan_groups) equal plans made one by one, and
+// allgather built once for bound and prediction equals its materialized schedules.
 #include <bit>
 #include <memory>
 #include <sstream>
@@ -13,6 +14,9 @@
 #include "model/mask_spec.h"
 #include "model/mask_tile_grid.h"
 #include "model/mask_tiling.h"
+#include "model/cp/method_common.h"
+#include "model/perf/counted_kinds.h"
+#include "model/perf/cp_op_cost.h"
 #include "model/perf/grid_item_tiles.h"
 #include "model/perf/grid_schedule.h"
 #include "model/perf/planner.h"
@@ -249,6 +253,67 @@ TEST(PerfGridItems, RingTablesOnGridsEqualResolvedTables) {
   EXPECT_GT(compared, 1000);
 }
 
+// Tables of 16K items that rarely repeat (random blocks at 128K tokens and R = 128): lookups stop after the probe (LookupGate), and
+// every item is still what costing it alone gives: the table from slices against each item resolved and costed by
+// KernelCostModel::cost, the table on grids against the one from slices, whole items, both passes, exactly.
+TEST(PerfGridItems, TablesPastTheLookupGateEqualItemByItemCosts) {
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  const std::array<const KernelCostModel*, 2> models{&fwd, &bwd};
+  const double rate = h100().executor_pass_rate();
+  for (const char* spec : {"variable_block_sparse", "block_sparse:density=0.3,seed=3"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 131072, 4));
+    const cp::CpConfig config = ring_config("ring", 128, 0, mask);
+    const cp::UlyssesRingProgram program(config, cp::Pass::kForward);
+    const RingItemCosts resolved(program, &fwd, &bwd, rate);
+    const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+        TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+        TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+    std::optional<RingItemCosts> counted;
+    if (grids[0] && grids[1]) counted.emplace(program, &fwd, &bwd, rate, grids);
+    cp::MaskResolver resolver(*mask);
+    const int64_t R = resolved.positions();
+    int items = 0;
+    for (int64_t pos = 0; pos < R; ++pos) {
+      resolver.resolve(program.sharding().positions[static_cast<size_t>(pos)], program.index_of_positions());
+      for (int64_t source = 0; source < R; ++source) {
+        const std::optional<cp::ComputeItem> item = program.item(resolver, 0, source);
+        ASSERT_EQ(item.has_value(), resolved.key_rows(0, pos, source).has_value()) << spec << " " << pos;
+        if (counted) ASSERT_EQ(counted->key_rows(0, pos, source), resolved.key_rows(0, pos, source));
+        if (!item) continue;
+        ++items;
+        for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
+          const KernelCostModel& m = *models[static_cast<size_t>(pass)];
+          const int64_t q = item->q_rows.length(), k = item->k_rows.length();
+          const KernelCost c = m.cost(item->slices, q, k, item_shape(*item, config.workload));
+          const RingItemCosts::Cost& x = resolved.cost(pass, 0, pos, source);
+          ASSERT_EQ(x.time_us, compute_op_us(c.time_us, *item, pass, config.workload, rate)) << spec << " " << pos
+                                                                                              << "<-" << source;
+          ASSERT_EQ(x.flops, c.flops);
+          if (!counted) continue;
+          const RingItemCosts::Cost& y = counted->cost(pass, 0, pos, source);
+          ASSERT_EQ(x.time_us, y.time_us) << spec << " " << pos << "<-" << source;
+          ASSERT_EQ(x.flops, y.flops);
+          ASSERT_EQ(x.workspace_bytes, y.workspace_bytes);
+        }
+      }
+    }
+    EXPECT_GT(items, 2 * LookupGate::kProbeLookups) << spec;
+    EXPECT_EQ(counted.has_value(), std::string(spec).starts_with("block_sparse")) << spec;
+  }
+}
+
+// Lookups stop for good after the probe when fewer than one in kMinHitShare found a kept content.
+TEST(PerfGridItems, LookupGateClosesOnRareHits) {
+  LookupGate rare, frequent;
+  for (int64_t n = 0; n < LookupGate::kProbeLookups; ++n) {
+    EXPECT_TRUE(rare.open());
+    rare.record(n % (2 * LookupGate::kMinHitShare) == 0);
+    frequent.record(n % LookupGate::kMinHitShare == 0);
+  }
+  EXPECT_FALSE(rare.open());
+  EXPECT_TRUE(frequent.open());
+}
+
 // Every item of a table made for one pass only (the tiler's main grid is then that pass's: rows for the forward,
 // columns for the backward) equals the resolved table's.
 TEST(PerfGridItems, OnePassRingTablesOnGridsEqualResolvedTables) {
@@ -449,6 +514,98 @@ TEST(PerfGridItems, PlansSharingACacheEqualPlansWithout) {
       EXPECT_EQ(describe_config(alone.entries[n].prediction.config),
                 describe_config(parallel.entries[n].prediction.config));
       EXPECT_EQ(alone.entries[n].prediction.time_us(), parallel.entries[n].prediction.time_us());
+    }
+  }
+}
+
+// Allgather off the tile grids (and masks of other slices): the predictor builds the schedules once for bound and
+// prediction, costs the resolved items for both passes at once and drops their slices; that prediction equals the
+// one simulated on the materialized schedules with their slices (kept for timelines), rank by rank, bit for bit,
+// whether bound() ran first or not, and the bound is the one made without the kept builds.
+TEST(PerfGridItems, AllgatherBuiltOnceEqualsMaterialized) {
+  const std::vector<cp::Pass> both{cp::Pass::kForward, cp::Pass::kBackward};
+  const std::vector<cp::Pass> backward{cp::Pass::kBackward};
+  for (const char* spec : {"variable_block_sparse", "block_sparse:block=64,density=0.3,seed=2", "causal_document",
+                           "causal"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 8));
+    for (int64_t gpus : {8, 16}) {
+      for (const std::vector<cp::Pass>* passes : {&both, &backward}) {
+        const cp::CpConfig config = ring_config("allgather", gpus, 0, mask);
+        CpPredictor kept_predictor(h100(), {gpus, 8});
+        const CpPrediction kept = kept_predictor.predict(config, {}, *passes, PredictOptions{false, true, false});
+        CpPredictor fresh(h100(), {gpus, 8});
+        const CpPrediction direct = fresh.predict(config, {}, *passes, PredictOptions{false, false, false});
+        CpPredictor bounded(h100(), {gpus, 8});
+        const CpBound bound = bounded.bound(config, {}, *passes);
+        const CpPrediction after_bound = bounded.predict(config, {}, *passes, PredictOptions{false, false, false});
+        const CpBound again = bounded.bound(config, {}, *passes);
+        EXPECT_EQ(bound.time_lower_bound_us, again.time_lower_bound_us) << spec;
+        EXPECT_LE(bound.time_lower_bound_us, kept.time_us()) << spec;
+        EXPECT_EQ(bound.peak_mem_bytes, kept.peak_mem_bytes()) << spec;
+        for (const CpPrediction* fast : {&direct, &after_bound}) {
+          ASSERT_EQ(fast->passes.size(), kept.passes.size());
+          for (size_t n = 0; n < kept.passes.size(); ++n) {
+            const CpSimulation& a = fast->passes[n].simulation;
+            const CpSimulation& b = kept.passes[n].simulation;
+            EXPECT_EQ(a.time_us, b.time_us) << spec << " " << gpus << " pass " << n;
+            EXPECT_EQ(a.flops(), b.flops()) << spec;
+            EXPECT_EQ(a.peak_mem_bytes(), b.peak_mem_bytes()) << spec;
+            ASSERT_EQ(a.ranks.size(), b.ranks.size());
+            for (size_t r = 0; r < a.ranks.size(); ++r) {
+              EXPECT_EQ(a.ranks[r].end_us, b.ranks[r].end_us) << spec << " rank " << r;
+              EXPECT_EQ(a.ranks[r].compute_us, b.ranks[r].compute_us) << spec << " rank " << r;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Plans of several masks and lengths as one queue (make_plan_groups): handed over in order, each group's plans
+// equal to make_plans' of its request, and so to plans made one by one.
+TEST(PerfGridItems, PlanGroupsEqualPlansGroupByGroup) {
+  const std::vector<std::pair<const char*, int64_t>> groups{
+      {"block_sparse", 32768}, {"causal", 16384}, {"variable_block_sparse", 16384}, {"causal_document", 8192},
+      {"full", 4096}};
+  const std::vector<ClusterShape> clusters{{8, 8}, {16, 8}, {64, 8}};
+  PlanRequest base;
+  base.one_config_per_method = true;
+  const auto request_of = [&](size_t g) {
+    PlanRequest r = base;
+    r.workload.mask = std::make_shared<const Mask>(make_mask(groups[g].first, groups[g].second, 8));
+    return r;
+  };
+  for (int threads : {1, 2, 3}) {
+    std::vector<size_t> handed;
+    std::vector<std::vector<Plan>> queued;
+    make_plan_groups(h100(), clusters, groups.size(), threads, request_of, [&](size_t g, std::vector<Plan> plans) {
+      handed.push_back(g);
+      queued.push_back(std::move(plans));
+    });
+    ASSERT_EQ(handed.size(), groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      EXPECT_EQ(handed[g], g);
+      PlanRequest r = request_of(g);
+      r.threads = threads;
+      const std::vector<Plan> expected = make_plans(h100(), clusters, r);
+      ASSERT_EQ(queued[g].size(), expected.size());
+      for (size_t c = 0; c < expected.size(); ++c) {
+        ASSERT_EQ(queued[g][c].entries.size(), expected[c].entries.size()) << g << " " << c;
+        EXPECT_EQ(queued[g][c].pruned(), expected[c].pruned());
+        const Plan alone = make_plan(h100(), clusters[c], r);
+        ASSERT_EQ(alone.entries.size(), expected[c].entries.size());
+        for (size_t n = 0; n < expected[c].entries.size(); ++n) {
+          const PlanEntry& a = queued[g][c].entries[n];
+          for (const PlanEntry* b : {&expected[c].entries[n], &alone.entries[n]}) {
+            EXPECT_EQ(describe_config(a.prediction.config), describe_config(b->prediction.config)) << g << " " << c;
+            EXPECT_EQ(a.prediction.config.gpus, b->prediction.config.gpus);
+            EXPECT_EQ(a.pruned, b->pruned);
+            EXPECT_EQ(a.bound.time_lower_bound_us, b->bound.time_lower_bound_us);
+            EXPECT_EQ(a.prediction.time_us(), b->prediction.time_us());
+          }
+        }
+      }
     }
   }
 }

@@ -1,10 +1,13 @@
 // perf::grid_launch_order: the launch order shared by lcab_flash's Hopper backward and the kernel cost model.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "model/error.h"
 #include "model/perf/grid_launch_order.h"
+#include "model/rng.h"
 
 namespace lcab::perf {
 namespace {
@@ -28,6 +31,32 @@ TEST(PerfGridLaunchOrder, LongItemsOfEveryHeadGoFirstCostliestFirst) {
   // The moved items are sorted by key (equal keys in the given order); the others keep theirs.
   EXPECT_EQ(grid_launch_order(std::vector<int64_t>{3, 8, 1, 8}, 4), (std::vector<int32_t>{1, 3, 0, 2}));
   EXPECT_THROW(grid_launch_order(keys, 0), Error);
+}
+
+// The order as first written (std::stable_partition of the long items, then std::stable_sort of them by key) on
+// random keys: lists of a few to thousands of items, keys spanning few values (sorted by counting) or many.
+TEST(PerfGridLaunchOrder, EqualsStablePartitionThenStableSort) {
+  Rng rng(21);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t n = rng.uniform_int(1, 3000);
+    const int64_t width = trial % 4 == 0 ? int64_t{1} << 30 : rng.uniform_int(1, 50);
+    std::vector<int64_t> keys;
+    for (int64_t i = 0; i < n; ++i) keys.push_back(rng.uniform_int(0, width));
+    if (trial % 2 == 0) keys[static_cast<size_t>(rng.uniform_int(0, n))] += 5000 * width;  // one long item at least
+    const int64_t slots = rng.uniform_int(1, 300);
+    int64_t total = 0;
+    for (int64_t k : keys) total += k;
+    std::vector<int32_t> expected(keys.size());
+    std::iota(expected.begin(), expected.end(), 0);
+    const auto first_short = std::stable_partition(expected.begin(), expected.end(), [&](int32_t i) {
+      const int64_t k = keys[static_cast<size_t>(i)];
+      return k > 0 && static_cast<double>(k) * 4.0 * static_cast<double>(slots) >= static_cast<double>(total);
+    });
+    std::stable_sort(expected.begin(), first_short, [&](int32_t a, int32_t b) {
+      return keys[static_cast<size_t>(a)] > keys[static_cast<size_t>(b)];
+    });
+    EXPECT_EQ(grid_launch_order(keys, slots), expected) << trial;
+  }
 }
 
 }  // namespace

@@ -140,6 +140,27 @@ TEST(PerfStableSortSmall, EqualsStdStableSort) {
   }
 }
 
+// stable_sort_by_key_descending orders as std::stable_sort does with key(a) > key(b): by insertion, by counting
+// (long lists of keys spanning few values, negative ones included) and by std::stable_sort (keys spanning many).
+TEST(PerfStableSortSmall, ByKeyDescendingEqualsStdStableSort) {
+  Rng rng(17);
+  int counted = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::pair<int64_t, int>> v;  // (key, original index)
+    const int64_t n = rng.uniform_int(0, 3000);
+    const int64_t width = trial % 3 == 0 ? int64_t{1} << 40 : rng.uniform_int(1, 64);
+    const int64_t offset = rng.uniform_int(-100, 100);
+    for (int i = 0; i < n; ++i) v.push_back({offset + rng.uniform_int(0, width), i});
+    std::vector<std::pair<int64_t, int>> expected = v;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    stable_sort_by_key_descending(v, [](const std::pair<int64_t, int>& x) { return x.first; });
+    EXPECT_EQ(v, expected) << trial;
+    counted += n > static_cast<int64_t>(kInsertionSortMax) && width <= 64;
+  }
+  EXPECT_GT(counted, 100);
+}
+
 // Calls with at most one item per slot (small CP items) take a shortcut: each item on an idle slot of its own.
 TEST(PerfSlotScheduler, FewItemsEqualItemByItemGreedy) {
   Rng rng(9);
