@@ -278,7 +278,9 @@ TEST(PerfGridItems, TablesPastTheLookupGateEqualItemByItemCosts) {
       for (int64_t source = 0; source < R; ++source) {
         const std::optional<cp::ComputeItem> item = program.item(resolver, 0, source);
         ASSERT_EQ(item.has_value(), resolved.key_rows(0, pos, source).has_value()) << spec << " " << pos;
-        if (counted) ASSERT_EQ(counted->key_rows(0, pos, source), resolved.key_rows(0, pos, source));
+        if (counted) {
+          ASSERT_EQ(counted->key_rows(0, pos, source), resolved.key_rows(0, pos, source));
+        }
         if (!item) continue;
         ++items;
         for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
