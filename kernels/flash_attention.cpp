@@ -111,6 +111,9 @@ class FlashPlan final : public AttentionPlan {
     params.v = args.v;
     params.out = args.out;
     params.lse = args.lse;
+    const int64_t section_kv_heads = forward_kv_heads_per_section(problem_.kv_heads, problem_.seqlen_k,
+                                                                  problem_.head_dim, dtype_bytes(problem_.dtype));
+    params.section_heads = static_cast<int32_t>(problem_.heads / problem_.kv_heads * section_kv_heads);
     const int head_dim = static_cast<int>(problem_.head_dim);
     if (arch_ == FlashArch::kSm90) {
       flash::launch_forward_sm90(params, problem_.dtype, head_dim, item_counter_.as<int>(), sm_count_, args.stream);

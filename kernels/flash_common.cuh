@@ -185,4 +185,22 @@ __device__ __forceinline__ uint32_t visible_keys(const DeviceSlice* slices, int 
   return bits;
 }
 
+// A forward item's place in the item order (ForwardParams::section_heads): `linear` (the CTA's or the counter's
+// index) -> q head, batch element and index into the work list's costliest-first q-tile rows.
+struct ForwardItemIndex {
+  int head, batch, order_index;
+};
+__device__ __forceinline__ ForwardItemIndex decode_forward_item(int linear, int heads, int outer_tiles,
+                                                                int section_heads) {
+  ForwardItemIndex it;
+  const int head_in_section = linear % section_heads;
+  linear /= section_heads;
+  it.order_index = linear % outer_tiles;
+  linear /= outer_tiles;
+  const int sections = heads / section_heads;
+  it.head = (linear % sections) * section_heads + head_in_section;
+  it.batch = linear / sections;
+  return it;
+}
+
 }  // namespace lcab::kernels::flash

@@ -66,15 +66,16 @@ struct FlashPassWork {
   int64_t partial_tiles = 0;
 };
 
-/// K and V bytes (one batch element) that one section of the Hopper forward's items may read: well inside the
-/// H100's and H200's 50 MB L2, next to the Q and O tiles streaming through it. 8 and 16 MiB measured alike (H100,
-/// side by side: within 2% of each other everywhere, 8 MiB ahead on MHA hd 128 by about 1%).
+/// K and V bytes (one batch element) that one section of the forward's items may read: well inside the H100's and
+/// H200's 50 MB L2 (and the A100's 40 MB), next to the Q and O tiles streaming through it. 8 and 16 MiB measured
+/// alike on the Hopper path (H100, side by side: within 2% of each other, 8 MiB ahead on MHA hd 128 by about 1%).
 constexpr int64_t kForwardKvSectionBytes = int64_t{8} << 20;
-/// The Hopper forward's persistent CTAs take their items section by section: batch elements outermost, then the q
-/// heads in sections of whole GQA groups, each section's items costliest q-tile row first with its heads inner. The
-/// CTAs running at once then share the K and V of one section, which stay in L2, instead of streaming every kv
-/// head's from memory (with all heads inner, MHA at 16K reads about 64x its K and V). Returns the kv heads per
-/// section: the largest divisor of `kv_heads` whose K and V fit in kForwardKvSectionBytes, at least 1.
+/// The forward takes its items section by section (the Hopper path's persistent CTAs from a counter, the mma.sync
+/// path's grid in block order): batch elements outermost, then the q heads in sections of whole GQA groups, each
+/// section's items costliest q-tile row first with its heads inner. The CTAs running at once then share the K and V
+/// of one section, which stay in L2, instead of streaming every kv head's from memory (with all heads inner, MHA at
+/// 16K reads about 64x its K and V). Returns the kv heads per section: the largest divisor of `kv_heads` whose K and
+/// V fit in kForwardKvSectionBytes, at least 1.
 int32_t forward_kv_heads_per_section(int64_t kv_heads, int64_t seqlen_k, int64_t head_dim, int64_t element_bytes);
 
 /// Forward work (outer = q-tile rows) for the problem's slices with the given tile shape.

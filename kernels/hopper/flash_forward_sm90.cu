@@ -84,7 +84,6 @@ struct Sm90ForwardArgs {
   CUtensorMap o_map;  ///< box of 64 rows: one consumer warpgroup's part of a tile
   int* item_counter;
   int total_items;
-  int section_heads;  ///< q heads per section of the item order (forward_kv_heads_per_section x the GQA group)
 };
 
 // One work item: a q-tile row of one q head of one batch element.
@@ -92,19 +91,15 @@ struct Item {
   int head, batch, kv_head, q_tile, outer, slice_row, run_begin, run_end;
 };
 
-// Item order (forward_kv_heads_per_section in flash_work.h): batch element, then section of section_heads q heads,
-// then the work list's costliest-first q-tile rows, heads of the section fastest.
+// Item order: ForwardParams::section_heads (decode_forward_item, flash_common.cuh).
 __device__ __forceinline__ Item decode_item(const Sm90ForwardArgs& a, int linear) {
   const ForwardParams& p = a.p;
   const Shape& s = p.shape;
   Item it;
-  const int head_in_section = linear % a.section_heads;
-  linear /= a.section_heads;
-  const int order_index = linear % p.work.outer_tiles;
-  linear /= p.work.outer_tiles;
-  const int sections = s.heads / a.section_heads;
-  it.head = (linear % sections) * a.section_heads + head_in_section;
-  it.batch = linear / sections;
+  const ForwardItemIndex index = decode_forward_item(linear, s.heads, p.work.outer_tiles, p.section_heads);
+  it.head = index.head;
+  it.batch = index.batch;
+  const int order_index = index.order_index;
   it.kv_head = it.head / (s.heads / s.kv_heads);
   const int mask = p.work.num_masks == 1 ? 0 : it.kv_head;
   it.q_tile = p.work.outer_order[mask * p.work.outer_tiles + order_index];
@@ -518,8 +513,6 @@ struct LaunchForwardSm90 {
     args.o_map = sm90::make_token_major_map(params.out, s.batch, s.seqlen_q, s.heads, kHeadDim, 64);
     args.item_counter = item_counter;
     args.total_items = static_cast<int>(items);
-    args.section_heads = (s.heads / s.kv_heads) *
-                         forward_kv_heads_per_section(s.kv_heads, s.seqlen_k, kHeadDim, static_cast<int64_t>(sizeof(T)));
     LCAB_CUDA_CHECK(cudaMemsetAsync(item_counter, 0, sizeof(int), stream));
     const int ctas = static_cast<int>(std::min<int64_t>(items, sm_count));
     flash_forward_sm90_kernel<T, kHeadDim><<<ctas, C::kThreads, C::kSmemBytes, stream>>>(args);

@@ -204,9 +204,9 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
 INSTANTIATE_TEST_SUITE_P(Masks, AttentionAgainstReference, ::testing::Range<size_t>(0, all_cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) { return all_cases()[info.param].name; });
 
-// The Hopper forward takes its items in sections of kv heads (forward_kv_heads_per_section, flash_work.h), which
-// split only at long sequences: at 33000 keys and hd 128 each kv head's K and V exceed the section budget, so 2 kv
-// heads and 2 batch elements make 4 sections. Every output element must be written (outputs poisoned) and sampled
+// The forward takes its items in sections of kv heads (forward_kv_heads_per_section, flash_work.h; both code paths),
+// which split only at long sequences: at 33000 keys and hd 128 each kv head's K and V exceed the section budget, so 2
+// kv heads and 2 batch elements make 4 sections. Every output element must be written (outputs poisoned) and sampled
 // rows of every head and batch element must match an fp64 reference of those rows (tolerances as above).
 TEST(LcabFlashForward, SectionsCoverEveryHeadAndBatchElementAtLongSequences) {
   if (!gpu_available()) GTEST_SKIP() << "no GPU";
@@ -214,10 +214,6 @@ TEST(LcabFlashForward, SectionsCoverEveryHeadAndBatchElementAtLongSequences) {
   ASSERT_EQ(forward_kv_heads_per_section(kKvHeads, kS, kDim, 2), 1);
   const AttentionProblem p =
       shaped({{{0, kS, 0, kS, SliceType::kCausal}}}, kS, kS, kHeads, kKvHeads, kDim, DType::kBf16, kBatch);
-  AttentionRegistry registry;
-  register_all(registry);
-  const AttentionImpl& impl = registry.find("lcab_flash");
-  ASSERT_TRUE(impl.supports(p, Pass::kForward).supported);
   std::mt19937_64 rng(77);
   std::vector<double> qv, kv, vv;
   const size_t q_count = static_cast<size_t>(kBatch * kS * kHeads * kDim);
@@ -225,31 +221,14 @@ TEST(LcabFlashForward, SectionsCoverEveryHeadAndBatchElementAtLongSequences) {
   const auto q = random_tensor(q_count, p.dtype, rng, qv);
   const auto k = random_tensor(kv_count, p.dtype, rng, kv);
   const auto v = random_tensor(kv_count, p.dtype, rng, vv);
-  const size_t lse_count = static_cast<size_t>(kBatch * kHeads * kS);
-  Buffer q_buf(q_count * 2), k_buf(kv_count * 2), v_buf(kv_count * 2), out_buf(q_count * 2), lse_buf(lse_count * 4);
-  q_buf.upload(q.data());
-  k_buf.upload(k.data());
-  v_buf.upload(v.data());
-  out_buf.poison();
-  lse_buf.poison();
-  ForwardArgs fwd;
-  fwd.q = q_buf.get();
-  fwd.k = k_buf.get();
-  fwd.v = v_buf.get();
-  fwd.out = out_buf.get();
-  fwd.lse = static_cast<float*>(lse_buf.get());
-  impl.prepare(p)->forward(fwd);
-  check(cudaDeviceSynchronize(), "forward");
-  const std::vector<double> out = download_tensor(out_buf, q_count, p.dtype);
-  std::vector<float> lse(lse_count);
-  lse_buf.download(lse.data());
-  size_t unwritten = 0;
-  for (double x : out) unwritten += !std::isfinite(x);
-  for (float x : lse) unwritten += !std::isfinite(x);
-  EXPECT_EQ(unwritten, 0u) << "outputs left unwritten (NaN) or not finite";
 
-  double diff = 0, norm = 0;
-  size_t lse_bad = 0;
+  // The fp64 reference of the sampled rows (causal: row i sees keys 0..i).
+  struct SampledRow {
+    int64_t batch, head, row;
+    std::vector<double> out;
+    double lse;
+  };
+  std::vector<SampledRow> sampled;
   const double scale = p.scale();
   std::vector<double> scores;
   for (int64_t b = 0; b < kBatch; ++b) {
@@ -258,7 +237,7 @@ TEST(LcabFlashForward, SectionsCoverEveryHeadAndBatchElementAtLongSequences) {
       for (int64_t row : {int64_t{0}, int64_t{1}, int64_t{127}, int64_t{128}, int64_t{4097}, int64_t{16500},
                           int64_t{32767}, kS - 1}) {
         const double* qi = &qv[static_cast<size_t>(((b * kS + row) * kHeads + h) * kDim)];
-        scores.assign(static_cast<size_t>(row + 1), 0.0);  // causal: keys 0..row
+        scores.assign(static_cast<size_t>(row + 1), 0.0);
         double max_score = -std::numeric_limits<double>::infinity();
         for (int64_t j = 0; j <= row; ++j) {
           const double* kj = &kv[static_cast<size_t>(((b * kS + j) * kKvHeads + kvh) * kDim)];
@@ -267,31 +246,67 @@ TEST(LcabFlashForward, SectionsCoverEveryHeadAndBatchElementAtLongSequences) {
           scores[static_cast<size_t>(j)] = dot * scale;
           max_score = std::max(max_score, dot * scale);
         }
-        std::vector<double> o(static_cast<size_t>(kDim), 0.0);
+        SampledRow r{b, h, row, std::vector<double>(static_cast<size_t>(kDim), 0.0), 0.0};
         double sum = 0;
         for (int64_t j = 0; j <= row; ++j) {
           const double w = std::exp(scores[static_cast<size_t>(j)] - max_score);
           sum += w;
           const double* vj = &vv[static_cast<size_t>(((b * kS + j) * kKvHeads + kvh) * kDim)];
-          for (int64_t d = 0; d < kDim; ++d) o[static_cast<size_t>(d)] += w * vj[d];
+          for (int64_t d = 0; d < kDim; ++d) r.out[static_cast<size_t>(d)] += w * vj[d];
         }
-        const size_t base = static_cast<size_t>(((b * kS + row) * kHeads + h) * kDim);
-        for (int64_t d = 0; d < kDim; ++d) {
-          const double ref = o[static_cast<size_t>(d)] / sum;
-          diff += (out[base + static_cast<size_t>(d)] - ref) * (out[base + static_cast<size_t>(d)] - ref);
-          norm += ref * ref;
-        }
-        const double ref_lse = max_score + std::log(sum);
-        const float got = lse[static_cast<size_t>((b * kHeads + h) * kS + row)];
-        if (!(std::abs(got - ref_lse) < 2e-3) && lse_bad++ < 3) {
-          ADD_FAILURE() << "lse of batch " << b << " head " << h << " row " << row << ": " << got << ", reference "
-                        << ref_lse;
-        }
+        for (double& x : r.out) x /= sum;
+        r.lse = max_score + std::log(sum);
+        sampled.push_back(std::move(r));
       }
     }
   }
-  EXPECT_LT(std::sqrt(diff / norm), 1e-2) << "out of the sampled rows";
-  EXPECT_EQ(lse_bad, 0u);
+
+  const size_t lse_count = static_cast<size_t>(kBatch * kHeads * kS);
+  Buffer q_buf(q_count * 2), k_buf(kv_count * 2), v_buf(kv_count * 2), out_buf(q_count * 2), lse_buf(lse_count * 4);
+  q_buf.upload(q.data());
+  k_buf.upload(k.data());
+  v_buf.upload(v.data());
+  AttentionRegistry registry;
+  register_all(registry);
+  for (const char* name : {"lcab_flash", "lcab_flash_sm80"}) {
+    SCOPED_TRACE(name);
+    const AttentionImpl& impl = registry.find(name);
+    ASSERT_TRUE(impl.supports(p, Pass::kForward).supported);
+    out_buf.poison();
+    lse_buf.poison();
+    ForwardArgs fwd;
+    fwd.q = q_buf.get();
+    fwd.k = k_buf.get();
+    fwd.v = v_buf.get();
+    fwd.out = out_buf.get();
+    fwd.lse = static_cast<float*>(lse_buf.get());
+    impl.prepare(p)->forward(fwd);
+    check(cudaDeviceSynchronize(), "forward");
+    const std::vector<double> out = download_tensor(out_buf, q_count, p.dtype);
+    std::vector<float> lse(lse_count);
+    lse_buf.download(lse.data());
+    size_t unwritten = 0;
+    for (double x : out) unwritten += !std::isfinite(x);
+    for (float x : lse) unwritten += !std::isfinite(x);
+    EXPECT_EQ(unwritten, 0u) << "outputs left unwritten (NaN) or not finite";
+    double diff = 0, norm = 0;
+    size_t lse_bad = 0;
+    for (const SampledRow& r : sampled) {
+      const size_t base = static_cast<size_t>(((r.batch * kS + r.row) * kHeads + r.head) * kDim);
+      for (int64_t d = 0; d < kDim; ++d) {
+        const double e = out[base + static_cast<size_t>(d)] - r.out[static_cast<size_t>(d)];
+        diff += e * e;
+        norm += r.out[static_cast<size_t>(d)] * r.out[static_cast<size_t>(d)];
+      }
+      const float got = lse[static_cast<size_t>((r.batch * kHeads + r.head) * kS + r.row)];
+      if (!(std::abs(got - r.lse) < 2e-3) && lse_bad++ < 3) {
+        ADD_FAILURE() << "lse of batch " << r.batch << " head " << r.head << " row " << r.row << ": " << got
+                      << ", reference " << r.lse;
+      }
+    }
+    EXPECT_LT(std::sqrt(diff / norm), 1e-2) << "out of the sampled rows";
+    EXPECT_EQ(lse_bad, 0u);
+  }
 }
 
 }  // namespace
