@@ -38,10 +38,11 @@ struct UploadedWork {
     view.num_masks = work.num_masks;
     view.outer_tiles = work.outer_tiles;
     view.q_tile_rows = work.q_tile_rows;
+    view.section_heads = work.section_heads;
   }
   int64_t bytes() const {
-    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + outer_walk.bytes() + cta_items.bytes() + runs.bytes() + slice_offsets.bytes() +
-                                slices.bytes());
+    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + outer_walk.bytes() + cta_items.bytes() +
+                                runs.bytes() + slice_offsets.bytes() + slices.bytes());
   }
 };
 
@@ -76,7 +77,8 @@ class FlashPlan final : public AttentionPlan {
         forward_work_(build_forward_work(
             problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch))),
         backward_work_(
-            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch), sm_count)) {
+            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch),
+                                sm_count)) {
     shape_.batch = static_cast<int32_t>(problem.batch);
     shape_.heads = static_cast<int32_t>(problem.heads);
     shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);
@@ -111,9 +113,6 @@ class FlashPlan final : public AttentionPlan {
     params.v = args.v;
     params.out = args.out;
     params.lse = args.lse;
-    const int64_t section_kv_heads = forward_kv_heads_per_section(problem_.kv_heads, problem_.seqlen_k,
-                                                                  problem_.head_dim, dtype_bytes(problem_.dtype));
-    params.section_heads = static_cast<int32_t>(problem_.heads / problem_.kv_heads * section_kv_heads);
     const int head_dim = static_cast<int>(problem_.head_dim);
     if (arch_ == FlashArch::kSm90) {
       flash::launch_forward_sm90(params, problem_.dtype, head_dim, item_counter_.as<int>(), sm_count_, args.stream);

@@ -185,8 +185,9 @@ __device__ __forceinline__ uint32_t visible_keys(const DeviceSlice* slices, int 
   return bits;
 }
 
-// A forward item's place in the item order (ForwardParams::section_heads): `linear` (the CTA's or the counter's
-// index) -> q head, batch element and index into the work list's costliest-first q-tile rows.
+// A forward item's place in the item order (FlashPassWork::section_heads: batch element, then section of q heads,
+// then the work list's costliest-first q-tile rows, the section's heads fastest): `linear` (the CTA's or the
+// counter's index) -> q head, batch element and index into those rows.
 struct ForwardItemIndex {
   int head, batch, order_index;
 };

@@ -1,5 +1,5 @@
 // lcab_flash forward: FlashAttention-2-style, one CTA per (q-tile row, q head, batch), 4 warps of 32 rows each, in
-// the grid order of ForwardParams::section_heads (kv-head sections whose K and V stay in L2).
+// the work list's item order (kv-head sections whose K and V stay in L2: FlashPassWork::section_heads).
 // The CTA walks its row's runs of k tiles from the host work list: full tiles run no masking code, partial
 // tiles are masked against the slices intersecting the row; K/V tiles are double-buffered with cp.async.
 #include <cuda_bf16.h>
@@ -69,9 +69,8 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
   const int t = lane % 4;
 
   const Shape& s = p.shape;
-  // Grid order: ForwardParams::section_heads (decode_forward_item, flash_common.cuh).
   const ForwardItemIndex index =
-      decode_forward_item(static_cast<int>(blockIdx.x), s.heads, p.work.outer_tiles, p.section_heads);
+      decode_forward_item(static_cast<int>(blockIdx.x), s.heads, p.work.outer_tiles, p.work.section_heads);
   const int head = index.head;
   const int batch = index.batch;
   const int order_index = index.order_index;

@@ -23,6 +23,7 @@ struct DeviceWork {
   int32_t num_masks = 1;
   int32_t outer_tiles = 0;
   int32_t q_tile_rows = 0;
+  int32_t section_heads = 1;  ///< forward: q heads per section of the item order (FlashPassWork::section_heads)
 };
 
 struct Shape {
@@ -37,9 +38,6 @@ struct Shape {
 struct ForwardParams {
   Shape shape;
   DeviceWork work;
-  /// q heads per section of the item order (forward_kv_heads_per_section x the GQA group; flash_work.h): items are
-  /// batch element, then section, then the work list's costliest-first q-tile rows, the section's heads fastest.
-  int32_t section_heads = 1;
   const void* q = nullptr;
   const void* k = nullptr;
   const void* v = nullptr;

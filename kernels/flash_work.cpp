@@ -40,8 +40,9 @@ void append_row_slices(const std::vector<Slice>& slices, const MaskTiling& tilin
   }
 }
 
-// Orders outer tiles [mask_run_base, ...) of one mask by cost, costliest first (stable for equal costs).
-void append_order(FlashPassWork& work, size_t offsets_base) {
+// Orders outer tiles [mask_run_base, ...) of one mask by cost, costliest first (stable for equal costs); returns
+// each outer tile's key (run_key), by tile index.
+std::vector<int64_t> append_order(FlashPassWork& work, size_t offsets_base) {
   std::vector<int64_t> cost(static_cast<size_t>(work.outer_tiles));
   for (int32_t t = 0; t < work.outer_tiles; ++t) {
     cost[t] = run_key(work.runs, static_cast<size_t>(work.run_offsets[offsets_base + t]),
@@ -51,6 +52,7 @@ void append_order(FlashPassWork& work, size_t offsets_base) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[a] > cost[b]; });
   work.outer_order.insert(work.outer_order.end(), order.begin(), order.end());
+  return cost;
 }
 
 // Per k tile: kWalkFromSharedEnd where the last q tile touching it is also the last one of a neighbouring k tile
@@ -108,6 +110,9 @@ DeviceSlice to_device_slice(const Slice& slice) {
 FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape) {
   FlashPassWork work = start_work(problem, shape);
   work.outer_tiles = work.q_tile_rows;
+  work.section_heads = to_i32(problem.heads / problem.kv_heads *
+                              forward_kv_heads_per_section(problem.kv_heads, problem.seqlen_k, problem.head_dim,
+                                                           dtype_bytes(problem.dtype)));
   for (int32_t m = 0; m < work.num_masks; ++m) {
     const auto& slices = mask_slices(problem, m);
     const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
@@ -128,8 +133,9 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 }
 
 // The CTAs' launch order: head-major (batch, kv head, the head mask's outer tiles costliest first), reordered by
-// perf::grid_launch_order so that long k tiles of every head start first.
-void append_cta_items(const AttentionProblem& problem, FlashPassWork& work, int64_t slots) {
+// perf::grid_launch_order so that long k tiles of every head start first. `keys`: [mask][outer tile] run_key.
+void append_cta_items(const AttentionProblem& problem, const std::vector<int64_t>& keys_by_tile, FlashPassWork& work,
+                      int64_t slots) {
   const int64_t per_batch = problem.kv_heads * work.outer_tiles;
   std::vector<int64_t> keys;
   std::vector<int32_t> items;
@@ -138,9 +144,7 @@ void append_cta_items(const AttentionProblem& problem, FlashPassWork& work, int6
       const int64_t mask = work.num_masks == 1 ? 0 : kv;
       for (int32_t i = 0; i < work.outer_tiles; ++i) {
         const int32_t tile = work.outer_order[static_cast<size_t>(mask * work.outer_tiles + i)];
-        const size_t outer = static_cast<size_t>(mask * work.outer_tiles + tile);
-        keys.push_back(run_key(work.runs, static_cast<size_t>(work.run_offsets[outer]),
-                               static_cast<size_t>(work.run_offsets[outer + 1])));
+        keys.push_back(keys_by_tile[static_cast<size_t>(mask * work.outer_tiles + tile)]);
         items.push_back(to_i32(b * per_batch + kv * work.outer_tiles + tile));
       }
     }
@@ -151,6 +155,7 @@ void append_cta_items(const AttentionProblem& problem, FlashPassWork& work, int6
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots) {
   FlashPassWork work = start_work(problem, shape);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
+  std::vector<int64_t> keys_by_tile;
   for (int32_t m = 0; m < work.num_masks; ++m) {
     const auto& slices = mask_slices(problem, m);
     const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
@@ -173,13 +178,14 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
       }
       work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
     }
-    append_order(work, offsets_base);
+    const std::vector<int64_t> keys = append_order(work, offsets_base);
+    keys_by_tile.insert(keys_by_tile.end(), keys.begin(), keys.end());
     append_walks(column, work);
     append_row_slices(slices, tiling, work);
     work.touched_tiles += tiling.counts().touched;
     work.partial_tiles += tiling.counts().partial;
   }
-  append_cta_items(problem, work, slots);
+  append_cta_items(problem, keys_by_tile, work, slots);
   return work;
 }
 

@@ -59,6 +59,8 @@ struct FlashPassWork {
   /// Backward only: the CTAs' items in launch order, (batch x kv_heads + kv head) x outer_tiles + outer tile, in
   /// perf::grid_launch_order (model/perf/grid_launch_order.h) of the head-major costliest-first list.
   std::vector<int32_t> cta_items;
+  /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
+  int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
   std::vector<int32_t> slice_offsets;  ///< [mask][q_tile_rows + 1]: into slices (absolute)
   std::vector<DeviceSlice> slices;     ///< per q-tile row, the slices intersecting it

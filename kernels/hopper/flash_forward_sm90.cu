@@ -91,12 +91,10 @@ struct Item {
   int head, batch, kv_head, q_tile, outer, slice_row, run_begin, run_end;
 };
 
-// Item order: ForwardParams::section_heads (decode_forward_item, flash_common.cuh).
-__device__ __forceinline__ Item decode_item(const Sm90ForwardArgs& a, int linear) {
-  const ForwardParams& p = a.p;
+__device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) {
   const Shape& s = p.shape;
   Item it;
-  const ForwardItemIndex index = decode_forward_item(linear, s.heads, p.work.outer_tiles, p.section_heads);
+  const ForwardItemIndex index = decode_forward_item(linear, s.heads, p.work.outer_tiles, p.work.section_heads);
   it.head = index.head;
   it.batch = index.batch;
   const int order_index = index.order_index;
@@ -154,7 +152,7 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
     sm90::mbar_arrive(&bars->item_full[slot]);
     ++item_use;
     if (linear >= a.total_items) break;
-    const Item it = decode_item(a, linear);
+    const Item it = decode_item(p, linear);
     if (it.run_begin == it.run_end) continue;
 
     const int q_buffer = q_use % C::kQBuffers;
@@ -221,7 +219,7 @@ __device__ __forceinline__ void mask_tile(float (&s)[kSFloats], const ForwardPar
 // many powers of two (after scaling): below that the stale max is kept, P stays below 2^8 (bf16/fp16 hold it; the
 // fp32 sum and O do too) and O needs no rescale. Exact: O, the sum and the LSE all refer to the same (stale) max, and
 // the final normalization divides it out. With real scores the max rarely jumps by 8 after the first tiles, so most
-// tiles skip the rescale of O (hd/2 multiplies per thread). Measured side by side (H100 and H200): +2-4% at hd 128,
+// tiles skip the rescale of O (hd/2 multiplies per thread). Measured side by side (H100 and H200): +2-6% at hd 128,
 // -1-2% at hd 64, where O is half as large and the vote and compare cost more than they save: hd 64 moves the max
 // on every tile and always rescales.
 constexpr float kRescaleThresholdLog2 = 8.f;
@@ -343,7 +341,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     if (lane == 0) sm90::mbar_arrive(&bars->item_empty[slot]);
     ++item_use;
     if (linear >= a.total_items) break;
-    const Item it = decode_item(a, linear);
+    const Item it = decode_item(p, linear);
     const int q_row0 = it.q_tile * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
 
 #pragma unroll

@@ -204,6 +204,31 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
 INSTANTIATE_TEST_SUITE_P(Masks, AttentionAgainstReference, ::testing::Range<size_t>(0, all_cases().size()),
                          [](const ::testing::TestParamInfo<size_t>& info) { return all_cases()[info.param].name; });
 
+// Host only: the reference's single-row forward (which the long-sequence test below samples) is the whole
+// reference's out and lse for that row, exactly, including rows that see no key.
+TEST(ReferenceAttention, ForwardRowEqualsTheWholeReferencesRow) {
+  const AttentionProblem p = shaped({{{0, 100, 0, 60, SliceType::kCausal}}, documents({50, 1, 49}, SliceType::kFull)},
+                                    120, 120, 4, 2, 64, DType::kBf16, 2);
+  std::mt19937_64 rng(3);
+  AttentionTensors x;
+  random_tensor(static_cast<size_t>(2 * 120 * 4 * 64), p.dtype, rng, x.q);
+  random_tensor(static_cast<size_t>(2 * 120 * 2 * 64), p.dtype, rng, x.k);
+  random_tensor(static_cast<size_t>(2 * 120 * 2 * 64), p.dtype, rng, x.v);
+  random_tensor(static_cast<size_t>(2 * 120 * 4 * 64), p.dtype, rng, x.dout);
+  const ReferenceResult whole = reference_attention(p, x);
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t h = 0; h < 4; ++h) {
+      for (int64_t row : {0, 1, 59, 99, 110, 119}) {
+        const ReferenceRow r = reference_forward_row(p, x, b, h, row);
+        const size_t base = static_cast<size_t>(((b * 120 + row) * 4 + h) * 64);
+        EXPECT_EQ(r.out, std::vector<double>(whole.out.begin() + base, whole.out.begin() + base + 64))
+            << b << " " << h << " " << row;
+        EXPECT_EQ(r.lse, whole.lse[static_cast<size_t>((b * 4 + h) * 120 + row)]) << b << " " << h << " " << row;
+      }
+    }
+  }
+}
+
 // The forward takes its items in sections of kv heads (forward_kv_heads_per_section, flash_work.h; both code paths),
 // which split only at long sequences: at 33000 keys and hd 128 each kv head's K and V exceed the section budget, so 2
 // kv heads and 2 batch elements make 4 sections. Every output element must be written (outputs poisoned) and sampled
@@ -215,93 +240,55 @@ TEST(LcabFlashForward, SectionsCoverEveryHeadAndBatchElementAtLongSequences) {
   const AttentionProblem p =
       shaped({{{0, kS, 0, kS, SliceType::kCausal}}}, kS, kS, kHeads, kKvHeads, kDim, DType::kBf16, kBatch);
   std::mt19937_64 rng(77);
-  std::vector<double> qv, kv, vv;
+  AttentionTensors x;
   const size_t q_count = static_cast<size_t>(kBatch * kS * kHeads * kDim);
   const size_t kv_count = static_cast<size_t>(kBatch * kS * kKvHeads * kDim);
-  const auto q = random_tensor(q_count, p.dtype, rng, qv);
-  const auto k = random_tensor(kv_count, p.dtype, rng, kv);
-  const auto v = random_tensor(kv_count, p.dtype, rng, vv);
+  const auto q = random_tensor(q_count, p.dtype, rng, x.q);
+  const auto k = random_tensor(kv_count, p.dtype, rng, x.k);
+  const auto v = random_tensor(kv_count, p.dtype, rng, x.v);
 
-  // The fp64 reference of the sampled rows (causal: row i sees keys 0..i).
+  // The fp64 reference of sampled rows of every head and batch element.
   struct SampledRow {
     int64_t batch, head, row;
-    std::vector<double> out;
-    double lse;
+    ReferenceRow ref;
   };
   std::vector<SampledRow> sampled;
-  const double scale = p.scale();
-  std::vector<double> scores;
   for (int64_t b = 0; b < kBatch; ++b) {
     for (int64_t h = 0; h < kHeads; ++h) {
-      const int64_t kvh = h / (kHeads / kKvHeads);
       for (int64_t row : {int64_t{0}, int64_t{1}, int64_t{127}, int64_t{128}, int64_t{4097}, int64_t{16500},
                           int64_t{32767}, kS - 1}) {
-        const double* qi = &qv[static_cast<size_t>(((b * kS + row) * kHeads + h) * kDim)];
-        scores.assign(static_cast<size_t>(row + 1), 0.0);
-        double max_score = -std::numeric_limits<double>::infinity();
-        for (int64_t j = 0; j <= row; ++j) {
-          const double* kj = &kv[static_cast<size_t>(((b * kS + j) * kKvHeads + kvh) * kDim)];
-          double dot = 0;
-          for (int64_t d = 0; d < kDim; ++d) dot += qi[d] * kj[d];
-          scores[static_cast<size_t>(j)] = dot * scale;
-          max_score = std::max(max_score, dot * scale);
-        }
-        SampledRow r{b, h, row, std::vector<double>(static_cast<size_t>(kDim), 0.0), 0.0};
-        double sum = 0;
-        for (int64_t j = 0; j <= row; ++j) {
-          const double w = std::exp(scores[static_cast<size_t>(j)] - max_score);
-          sum += w;
-          const double* vj = &vv[static_cast<size_t>(((b * kS + j) * kKvHeads + kvh) * kDim)];
-          for (int64_t d = 0; d < kDim; ++d) r.out[static_cast<size_t>(d)] += w * vj[d];
-        }
-        for (double& x : r.out) x /= sum;
-        r.lse = max_score + std::log(sum);
-        sampled.push_back(std::move(r));
+        sampled.push_back({b, h, row, reference_forward_row(p, x, b, h, row)});
       }
     }
   }
 
-  const size_t lse_count = static_cast<size_t>(kBatch * kHeads * kS);
-  Buffer q_buf(q_count * 2), k_buf(kv_count * 2), v_buf(kv_count * 2), out_buf(q_count * 2), lse_buf(lse_count * 4);
-  q_buf.upload(q.data());
-  k_buf.upload(k.data());
-  v_buf.upload(v.data());
+  const auto dout = random_tensor(q_count, p.dtype, rng, x.dout);  // run_impl runs the backward too
   AttentionRegistry registry;
   register_all(registry);
   for (const char* name : {"lcab_flash", "lcab_flash_sm80"}) {
     SCOPED_TRACE(name);
     const AttentionImpl& impl = registry.find(name);
     ASSERT_TRUE(impl.supports(p, Pass::kForward).supported);
-    out_buf.poison();
-    lse_buf.poison();
-    ForwardArgs fwd;
-    fwd.q = q_buf.get();
-    fwd.k = k_buf.get();
-    fwd.v = v_buf.get();
-    fwd.out = out_buf.get();
-    fwd.lse = static_cast<float*>(lse_buf.get());
-    impl.prepare(p)->forward(fwd);
-    check(cudaDeviceSynchronize(), "forward");
-    const std::vector<double> out = download_tensor(out_buf, q_count, p.dtype);
-    std::vector<float> lse(lse_count);
-    lse_buf.download(lse.data());
+    const Results result = run_impl(impl, p, q, k, v, dout);
+    const std::vector<double>& out = result.out;
+    const std::vector<double>& lse = result.lse;
     size_t unwritten = 0;
-    for (double x : out) unwritten += !std::isfinite(x);
-    for (float x : lse) unwritten += !std::isfinite(x);
+    for (double value : out) unwritten += !std::isfinite(value);
+    for (double value : lse) unwritten += !std::isfinite(value);
     EXPECT_EQ(unwritten, 0u) << "outputs left unwritten (NaN) or not finite";
     double diff = 0, norm = 0;
     size_t lse_bad = 0;
     for (const SampledRow& r : sampled) {
       const size_t base = static_cast<size_t>(((r.batch * kS + r.row) * kHeads + r.head) * kDim);
       for (int64_t d = 0; d < kDim; ++d) {
-        const double e = out[base + static_cast<size_t>(d)] - r.out[static_cast<size_t>(d)];
+        const double e = out[base + static_cast<size_t>(d)] - r.ref.out[static_cast<size_t>(d)];
         diff += e * e;
-        norm += r.out[static_cast<size_t>(d)] * r.out[static_cast<size_t>(d)];
+        norm += r.ref.out[static_cast<size_t>(d)] * r.ref.out[static_cast<size_t>(d)];
       }
-      const float got = lse[static_cast<size_t>((r.batch * kHeads + r.head) * kS + r.row)];
-      if (!(std::abs(got - r.lse) < 2e-3) && lse_bad++ < 3) {
+      const double got = lse[static_cast<size_t>((r.batch * kHeads + r.head) * kS + r.row)];
+      if (!(std::abs(got - r.ref.lse) < 2e-3) && lse_bad++ < 3) {
         ADD_FAILURE() << "lse of batch " << r.batch << " head " << r.head << " row " << r.row << ": " << got
-                      << ", reference " << r.lse;
+                      << ", reference " << r.ref.lse;
       }
     }
     EXPECT_LT(std::sqrt(diff / norm), 1e-2) << "out of the sampled rows";

@@ -2,6 +2,7 @@
 // the unmasked cells only (cost proportional to the mask's area).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "kernels/attention.h"
@@ -18,5 +19,14 @@ struct ReferenceResult {
 };
 
 ReferenceResult reference_attention(const AttentionProblem& problem, const AttentionTensors& tensors);
+
+/// The forward of one query row alone (reference_attention's out and lse for that row), for problems too large
+/// for the whole reference: tests sample rows. `tensors.dout` is not read.
+struct ReferenceRow {
+  std::vector<double> out;  ///< head_dim values (0 for a row that sees no key)
+  double lse;               ///< -inf for a row that sees no key
+};
+ReferenceRow reference_forward_row(const AttentionProblem& problem, const AttentionTensors& tensors, int64_t batch,
+                                   int64_t head, int64_t row);
 
 }  // namespace lcab::kernels::testing

@@ -232,5 +232,24 @@ TEST(FlashWork, ForwardSectionsAreWholeKvHeadDivisorsWhoseKvFitTheBudget) {
   EXPECT_THROW(forward_kv_heads_per_section(0, 1024, 64, 2), Error);
 }
 
+TEST(FlashWork, ForwardListCarriesItsSectionOfWholeGqaGroups) {
+  const TileShape shape{128, 128};
+  const auto section_heads = [&](int64_t seqlen, int64_t kv_heads) {
+    return build_forward_work(make_problem(make_mask("causal", seqlen), 1, 64, kv_heads, 128, DType::kBf16), shape)
+        .section_heads;
+  };
+  // K and V per kv head at hd 128: 4 MiB at 8K keys (2 kv heads per 8 MiB section), 8 MiB at 16K (1).
+  EXPECT_EQ(section_heads(8192, 8), 16);
+  EXPECT_EQ(section_heads(8192, 64), 2);
+  EXPECT_EQ(section_heads(16384, 8), 8);
+  EXPECT_EQ(section_heads(16384, 64), 1);
+  // 2K keys: every kv head fits, one section of all heads (the order before sections).
+  EXPECT_EQ(section_heads(2048, 8), 64);
+  // The backward's list has no sections.
+  EXPECT_EQ(build_backward_work(make_problem(make_mask("causal", 16384), 1, 64, 8, 128, DType::kBf16), {64, 128}, 132)
+                .section_heads,
+            1);
+}
+
 }  // namespace
 }  // namespace lcab::kernels
