@@ -1,4 +1,4 @@
-// The launch order of a costliest-first grid (KernelScheduler::kGridCostliestFirst: lcab_flash's Hopper backward),
+// The launch order of a grid of long items first (KernelScheduler::kGridLongItemsFirst: lcab_flash's Hopper backward),
 // shared by the kernel's work list (kernels/flash_work.cpp) and the kernel cost model (kernel_cost.cpp), so that
 // the model schedules the CTAs in the order the GPU receives them.
 //
