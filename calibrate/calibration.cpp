@@ -136,8 +136,9 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
   seed_optional_terms(result.profile.kernels[index], measured_ms[measured_ms.size() / 4]);
   std::vector<std::string> dropped_terms;  // optional terms the records could not determine, and why
   // Optional terms (slice_us, kv_tile_us, ...) the records cannot determine (e.g. kv_tile_us from GQA records
-  // only) leave the entry, so that the others are still fitted: first the terms the failure names, then all.
-  for (int attempt_number = 0;; ++attempt_number) {
+  // only) leave the entry, so that the others are still fitted: the terms each failed fit names, one fit after the
+  // other; all of them only when a failure names none.
+  while (true) {
     CalibrationResult attempt;
     attempt.profile = result.profile;
     const std::vector<ProfileParameter> parameters = kernel_fit_parameters(result.profile, index);
@@ -149,8 +150,7 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
         result.profile = attempt.profile;
         break;
       }
-      attempt.failures.push_back({group.group, "the fit gave full_tile_us = 0 with the optional terms"});
-      attempt_number = std::max(attempt_number, 1);  // none is named: all of them leave
+      attempt.failures.push_back({group.group, "the fit gave full_tile_us = 0 with the optional terms"});  // names none
     }
     perf::KernelParams& entry = result.profile.kernels[index];
     const std::vector<std::string> optional = optional_term_names(entry);
@@ -160,9 +160,8 @@ void fit_kernel_group(const GroupRecords& group, const CalibrationOptions& optio
     }
     const std::string reason = attempt.failures.empty() ? std::string() : attempt.failures.back().reason;
     std::vector<std::string> removed;
-    if (attempt_number == 0)
-      for (const std::string& name : optional)
-        if (reason.find("'" + name + "'") != std::string::npos) removed.push_back(name);
+    for (const std::string& name : optional)
+      if (reason.find("'" + name + "'") != std::string::npos) removed.push_back(name);
     if (removed.empty()) removed = optional;
     for (const std::string& name : removed) remove_optional_term(entry, name);
     dropped_terms.push_back(join(removed) + ": " + reason);
