@@ -195,7 +195,9 @@ SUSTAINED_TAU_US = 10000.0
 # whatever the mask). Under the earlier q-row backward model a fitted launch_us of 180-320 us stood in for that floor
 # (and a floor made held-out errors worse, 11.1 / 32.0 against 10.4 / 29.4); with the backward's own grid the fitted
 # launch is 9-26 us and the floor takes 1K (flex-only kfold 8.80 / 36.78 -> 6.50 / 22.22). Not SDPA (1K times scatter
-# by +-50 us either way).
+# by +-50 us either way). Since 2026-11-23 the peers' records time the GPU's own work (torch_peers.py --time-basis
+# kernel_sum), which the host's dispatch does not delay: fitted to those, the floor is the shortest call on the GPU
+# (34-84 us on H100, or left out where no record informs it) and the host's part stays in extra.event_time_ms.
 HOST_FLOOR = (("torch_flex", "fwd"), ("torch_flex", "bwd"))
 # FlexAttention's backward: a dQ CTA's block costs a fraction of a dK/dV CTA's (both recompute Q K^T and dO V^T;
 # dQ does one more product, dK/dV two).
