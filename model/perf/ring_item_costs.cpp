@@ -94,7 +94,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   const auto cost_of = [&](const cp::ComputeItem& item, const AttentionShape& shape, int pass, bool counted) {
     const int64_t q_rows = item.q_rows.length(), k_rows = item.k_rows.length();
     if (!counted) return models[pass]->cost(item.slices, q_rows, k_rows, shape);
-    return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape);
+    return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape, CostDetail::kTimeAndFlops);
   };
   // The entry of an item: its kind (costed when its content is new) and key rows.
   const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
