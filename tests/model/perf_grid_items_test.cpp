@@ -117,6 +117,73 @@ TEST(PerfGridItems, OnlyTileAlignedMasksHaveGrids) {
   EXPECT_FALSE(TileGrid::make(late, {64, 128}, TileGrid::Lines::kColumns));
 }
 
+// A columns grid read off a rows grid (bit transpose) equals the one made from the slices, bit for bit: block-sparse
+// masks whose tile counts are not multiples of 64 (partial transpose blocks, a last word of half a doubled block),
+// several heads, `full`; q tiles the same as the rows' or half; other shapes are declined.
+TEST(PerfGridItems, ColumnsOfRowsGridEqualColumnsGridMade) {
+  int compared = 0;
+  for (const auto& [spec, seqlen] : std::vector<std::pair<std::string, int64_t>>{
+           {"block_sparse:density=0.2,seed=2", 16384},
+           {"block_sparse:density=0.5,seed=3", 128 * 100},
+           {"block_sparse:density=0.1,seed=4", 128 * 37},
+           {"block_sparse:density=0.3,block=64,seed=5", 64 * 130},
+           {"full", 128 * 70}}) {
+    const Mask mask = make_mask(spec, seqlen, 3);
+    for (const TileShape rows_shape : {TileShape{128, 128}, TileShape{64, 64}, TileShape{128, 64}}) {
+      const auto rows = TileGrid::make(mask, rows_shape, TileGrid::Lines::kRows);
+      if (!rows) continue;
+      for (const int64_t q : {rows_shape.q, rows_shape.q / 2}) {
+        const TileShape shape{static_cast<int>(q), rows_shape.k};
+        const auto made = TileGrid::make(mask, shape, TileGrid::Lines::kColumns);
+        const auto read = TileGrid::columns_of(*rows, shape);
+        ASSERT_TRUE(made && read) << spec;
+        ASSERT_EQ(made->num_lines(), read->num_lines());
+        ASSERT_EQ(made->line_length(), read->line_length());
+        ASSERT_EQ(made->heads(), read->heads());
+        for (int h = 0; h < made->heads(); ++h)
+          for (int64_t line = 0; line < made->num_lines(); ++line)
+            for (int64_t at = 0; at < made->line_length(); at += 64) {
+              const int64_t n = std::min<int64_t>(64, made->line_length() - at);
+              ASSERT_EQ(made->bits(h, line, at, n), read->bits(h, line, at, n))
+                  << spec << " " << rows_shape.q << "x" << rows_shape.k << " -> q " << q << " head " << h << " line "
+                  << line << " at " << at;
+            }
+        ++compared;
+      }
+      EXPECT_FALSE(TileGrid::columns_of(*rows, {static_cast<int>(rows_shape.q), rows_shape.k * 2}));
+      EXPECT_FALSE(TileGrid::columns_of(*rows, {static_cast<int>(rows_shape.q) / 4, rows_shape.k}));
+    }
+  }
+  EXPECT_GE(compared, 14);
+}
+
+// The cache's backward (columns) grid, read off the forward's rows grid it holds, is the grid made from the slices;
+// asked for first, it is made from the slices.
+TEST(PerfGridItems, CachedColumnsGridEqualsColumnsGridMade) {
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse:density=0.2,seed=6", 128 * 90, 8));
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  ASSERT_NE(bwd.params().work_item, KernelWorkItem::kQRowPerHead);
+  const auto made = TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns);
+  ASSERT_TRUE(made);
+  for (const bool rows_first : {true, false}) {
+    RingItemCostCache cache;
+    if (rows_first) {
+      ASSERT_TRUE(cache.grid(mask, fwd));
+    }
+    const auto cached = cache.grid(mask, bwd);
+    ASSERT_TRUE(cached);
+    ASSERT_EQ(cached->lines(), TileGrid::Lines::kColumns);
+    ASSERT_EQ(cached->num_lines(), made->num_lines());
+    ASSERT_EQ(cached->line_length(), made->line_length());
+    for (int h = 0; h < made->heads(); ++h)
+      for (int64_t line = 0; line < made->num_lines(); ++line)
+        for (int64_t at = 0; at < made->line_length(); at += 64) {
+          const int64_t n = std::min<int64_t>(64, made->line_length() - at);
+          ASSERT_EQ(cached->bits(h, line, at, n), made->bits(h, line, at, n)) << rows_first << " " << line;
+        }
+  }
+}
+
 TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
   const Mask mask = make_mask("block_sparse:density=0.2,seed=2", 16384, 8);
   const AttentionShape shape{1, 64, 8, 128, 2};
