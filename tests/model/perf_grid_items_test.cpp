@@ -7,6 +7,7 @@
 #include <bit>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -426,6 +427,53 @@ TEST(PerfGridItems, OnePassRingTablesOnGridsEqualResolvedTables) {
     }
   }
   EXPECT_GT(compared, 500);
+}
+
+// UlyssesRingProgram::item_into with one output reused over every (position, member, source) gives what a fresh
+// item() gives, every field (per-kv-head and shared masks, one and two Ulysses members, items without a cell).
+TEST(PerfGridItems, RingItemIntoEqualsFreshItem) {
+  int compared = 0, empty = 0;
+  for (const char* spec : {"variable_block_sparse:density=0.3,seed=2", "causal_document:seed=3"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (const auto& [method, gpus, ulysses] :
+         std::vector<std::tuple<std::string, int64_t, int64_t>>{{"ring", 8, 0}, {"usp", 8, 2}}) {
+      const cp::UlyssesRingProgram program(ring_config(method, gpus, ulysses, mask), cp::Pass::kForward);
+      cp::MaskResolver resolver(*mask);
+      cp::ComputeItem reused;
+      const int64_t R = program.layout().ring;
+      for (int64_t pos = 0; pos < R; ++pos) {
+        resolver.resolve(program.sharding().positions[static_cast<size_t>(pos)], program.index_of_positions());
+        for (int64_t u = 0; u < program.layout().ulysses; ++u)
+          for (int64_t source = 0; source < R; ++source) {
+            const std::optional<cp::ComputeItem> fresh = program.item(resolver, u, source);
+            const bool got = program.item_into(resolver, u, source, reused);
+            ASSERT_EQ(fresh.has_value(), got) << spec << " " << pos << " " << source;
+            if (!got) {
+              ++empty;
+              continue;
+            }
+            EXPECT_EQ(fresh->q_rows, reused.q_rows);
+            EXPECT_EQ(fresh->k_rows, reused.k_rows);
+            EXPECT_EQ(fresh->q_heads.begin, reused.q_heads.begin);
+            EXPECT_EQ(fresh->q_heads.end, reused.q_heads.end);
+            EXPECT_EQ(fresh->kv_heads.begin, reused.kv_heads.begin);
+            EXPECT_EQ(fresh->kv_heads.end, reused.kv_heads.end);
+            EXPECT_EQ(fresh->slices, reused.slices) << spec << " " << pos << " " << source;
+            EXPECT_EQ(fresh->pairs, reused.pairs);
+            EXPECT_EQ(fresh->q_buffer, reused.q_buffer);
+            EXPECT_EQ(fresh->k_buffer, reused.k_buffer);
+            EXPECT_EQ(fresh->q_side, reused.q_side);
+            EXPECT_EQ(fresh->q_map, reused.q_map);
+            EXPECT_EQ(fresh->k_map, reused.k_map);
+            EXPECT_EQ(fresh->grad_buffer, reused.grad_buffer);
+            EXPECT_EQ(fresh->grad_row_begin, reused.grad_row_begin);
+            ++compared;
+          }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+  EXPECT_GT(empty, 0);
 }
 
 // item_into with one scratch and one output reused over items of every size (and items without a cell) gives
