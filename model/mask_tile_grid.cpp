@@ -54,6 +54,20 @@ void count_groups(const uint64_t* words, size_t groups, size_t per_group, int64_
   }
 }
 
+// Division of non-negative bounds by a tile side: shifts and masks when it is a power of two.
+class TileDivider {
+ public:
+  explicit TileDivider(int64_t tile) : tile_(tile), shift_(std::has_single_bit(static_cast<uint64_t>(tile))
+                                                                ? std::countr_zero(static_cast<uint64_t>(tile))
+                                                                : -1) {}
+  int64_t quotient(int64_t x) const { return shift_ >= 0 ? x >> shift_ : x / tile_; }
+  bool divides(int64_t x) const { return shift_ >= 0 ? (x & (tile_ - 1)) == 0 : x % tile_ == 0; }
+
+ private:
+  int64_t tile_;
+  int shift_;
+};
+
 // True when slice s is FULL with its bounds on the tiles of `shape`.
 bool slice_aligned(const Slice& s, TileShape shape) {
   return s.type == SliceType::kFull && s.q_begin % shape.q == 0 && s.q_end % shape.q == 0 && s.k_begin % shape.k == 0 &&
@@ -120,11 +134,16 @@ std::shared_ptr<const TileGrid> TileGrid::make(const Mask& mask, TileShape shape
   g->line_length_ = lines == Lines::kRows ? k_tiles : q_tiles;
   g->words_per_line_ = (g->line_length_ + 63) / 64;
   g->bits_.assign(static_cast<size_t>(g->heads_) * g->num_lines_ * g->words_per_line_, 0);
+  // Tiles of powers of two (all the built-in kernels'): bounds divided by shifts and checked by masks, as the
+  // divisions and remainders give for the non-negative bounds of valid slices.
+  const TileDivider by_q(shape.q), by_k(shape.k);
   for (int h = 0; h < g->heads_; ++h) {
     for (const Slice& s : mask.slices(h)) {
-      if (!slice_aligned(s, shape)) return nullptr;
-      const int64_t q0 = s.q_begin / shape.q, q1 = s.q_end / shape.q, k0 = s.k_begin / shape.k,
-                    k1 = s.k_end / shape.k;
+      if (s.type != SliceType::kFull || !by_q.divides(s.q_begin) || !by_q.divides(s.q_end) ||
+          !by_k.divides(s.k_begin) || !by_k.divides(s.k_end))
+        return nullptr;  // not slice_aligned()
+      const int64_t q0 = by_q.quotient(s.q_begin), q1 = by_q.quotient(s.q_end), k0 = by_k.quotient(s.k_begin),
+                    k1 = by_k.quotient(s.k_end);
       const bool rows = lines == Lines::kRows;
       for (int64_t line = rows ? q0 : k0; line < (rows ? q1 : k1); ++line) {
         uint64_t* words = g->bits_.data() + (static_cast<size_t>(h) * g->num_lines_ + line) * g->words_per_line_;
