@@ -69,7 +69,7 @@ int64_t sum_clamped_ramp(int64_t n, int64_t c, int64_t cap) {
 }
 }  // namespace
 
-int64_t Slice::area() const {
+int64_t Slice::masked_area() const {
   const int64_t lq = q_length();
   const int64_t lk = k_length();
   if (lq <= 0 || lk <= 0) return 0;

@@ -1,6 +1,7 @@
 // Block-sparse patterns: per kv head and q block, the top-k of random scores over the k blocks. O(q blocks x
 // k blocks) per head (a scan of kept flags per q block), one FULL slice per run of adjacent kept blocks.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "model/error.h"
@@ -47,24 +48,38 @@ std::vector<Slice> top_k_block_slices(const std::vector<int64_t>& q_bounds, cons
   const size_t keep = static_cast<size_t>(top_k_count(density, static_cast<int64_t>(num_k_blocks)));
   // The top-k of independent random scores is a uniformly random k-subset of the k blocks; it is drawn directly
   // with Floyd's algorithm (k draws, no scores to select from), which keeps 128K-token masks fast.
-  std::vector<uint8_t> kept(num_k_blocks, 0);
+  // Kept flags as bits (runs found a word at a time: 8192 k blocks per q block at 1M tokens).
+  const size_t words = (num_k_blocks + 63) / 64;
+  std::vector<uint64_t> kept(words, 0);
+  const auto is_kept = [&](size_t b) { return (kept[b >> 6] >> (b & 63)) & 1; };
   std::vector<Slice> slices;
   // Expected runs per q block: each kept block starts a run unless its left neighbour is kept too.
   slices.reserve(num_q_blocks * (keep * (num_k_blocks - keep + 1) / num_k_blocks + 1));
   for (size_t qb = 0; qb < num_q_blocks; ++qb) {
     for (size_t j = num_k_blocks - keep; j < num_k_blocks; ++j) {
       const size_t pick = static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(j) + 1));
-      kept[kept[pick] ? j : pick] = 1;
+      const size_t at = is_kept(pick) ? j : pick;
+      kept[at >> 6] |= uint64_t{1} << (at & 63);
     }
-    // Runs of adjacent kept blocks become one FULL slice; the flags are cleared for the next q block.
-    for (size_t kb = 0; kb < num_k_blocks;) {
-      if (!kept[kb]) {
-        ++kb;
+    // Runs of adjacent kept blocks become one FULL slice, in order; the flags are cleared for the next q block.
+    // A run starts at the next set bit and ends at the next clear one (bits past the last block are clear).
+    for (size_t w = 0; w < words;) {
+      const uint64_t set = kept[w];
+      if (set == 0) {
+        ++w;
         continue;
       }
-      const size_t run_begin = kb;
-      while (kb < num_k_blocks && kept[kb]) kept[kb++] = 0;
-      slices.push_back({q_bounds[qb], q_bounds[qb + 1], k_bounds[run_begin], k_bounds[kb], SliceType::kFull});
+      const size_t run_begin = w * 64 + static_cast<size_t>(std::countr_zero(set));
+      size_t v = w;
+      uint64_t clear = ~kept[v] & (~uint64_t{0} << (run_begin & 63));
+      while (clear == 0 && v + 1 < words) clear = ~kept[++v];
+      const size_t run_end =  // no clear bit: the run reaches the last block
+          clear == 0 ? num_k_blocks : std::min(num_k_blocks, v * 64 + static_cast<size_t>(std::countr_zero(clear)));
+      slices.push_back({q_bounds[qb], q_bounds[qb + 1], k_bounds[run_begin], k_bounds[run_end], SliceType::kFull});
+      // Clear the run's bits and go on from its end.
+      for (size_t x = w; x < v; ++x) kept[x] = 0;
+      kept[v] &= run_end - v * 64 >= 64 ? 0 : ~uint64_t{0} << (run_end - v * 64);
+      w = v;
     }
   }
   return slices;

@@ -54,6 +54,20 @@ void count_groups(const uint64_t* words, size_t groups, size_t per_group, int64_
   }
 }
 
+// Division of non-negative bounds by a tile side: shifts and masks when it is a power of two.
+class TileDivider {
+ public:
+  explicit TileDivider(int64_t tile) : tile_(tile), shift_(std::has_single_bit(static_cast<uint64_t>(tile))
+                                                                ? std::countr_zero(static_cast<uint64_t>(tile))
+                                                                : -1) {}
+  int64_t quotient(int64_t x) const { return shift_ >= 0 ? x >> shift_ : x / tile_; }
+  bool divides(int64_t x) const { return shift_ >= 0 ? (x & (tile_ - 1)) == 0 : x % tile_ == 0; }
+
+ private:
+  int64_t tile_;
+  int shift_;
+};
+
 // True when slice s is FULL with its bounds on the tiles of `shape`.
 bool slice_aligned(const Slice& s, TileShape shape) {
   return s.type == SliceType::kFull && s.q_begin % shape.q == 0 && s.q_end % shape.q == 0 && s.k_begin % shape.k == 0 &&
@@ -74,6 +88,28 @@ bool aligned_prefix(const Mask& mask, TileShape shape, size_t prefix) {
 
 // Slices of each head mask checked before a grid's bits are allocated (TileGrid::make).
 constexpr size_t kCheckedFirst = 4096;
+
+// Transposes a 64 x 64 bit block in place: bit j of a[i] becomes bit i of a[j] (swapping ever smaller sub-blocks).
+void transpose_64(uint64_t a[64]) {
+  uint64_t m = 0x00000000ffffffffULL;
+  for (int j = 32; j != 0; j >>= 1, m ^= m << j)
+    for (int k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+      const uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
+      a[k] ^= t << j;
+      a[k | j] ^= t;
+    }
+}
+
+// Bit i of the low 32 bits of x at bits 2i and 2i + 1 of the result.
+uint64_t doubled_bits(uint64_t x) {
+  x &= 0xffffffffULL;
+  x = (x | (x << 16)) & 0x0000ffff0000ffffULL;
+  x = (x | (x << 8)) & 0x00ff00ff00ff00ffULL;
+  x = (x | (x << 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  x = (x | (x << 2)) & 0x3333333333333333ULL;
+  x = (x | (x << 1)) & 0x5555555555555555ULL;
+  return x | (x << 1);
+}
 
 }  // namespace
 
@@ -98,15 +134,60 @@ std::shared_ptr<const TileGrid> TileGrid::make(const Mask& mask, TileShape shape
   g->line_length_ = lines == Lines::kRows ? k_tiles : q_tiles;
   g->words_per_line_ = (g->line_length_ + 63) / 64;
   g->bits_.assign(static_cast<size_t>(g->heads_) * g->num_lines_ * g->words_per_line_, 0);
+  // Tiles of powers of two (all the built-in kernels'): bounds divided by shifts and checked by masks, as the
+  // divisions and remainders give for the non-negative bounds of valid slices.
+  const TileDivider by_q(shape.q), by_k(shape.k);
   for (int h = 0; h < g->heads_; ++h) {
     for (const Slice& s : mask.slices(h)) {
-      if (!slice_aligned(s, shape)) return nullptr;
-      const int64_t q0 = s.q_begin / shape.q, q1 = s.q_end / shape.q, k0 = s.k_begin / shape.k,
-                    k1 = s.k_end / shape.k;
+      if (s.type != SliceType::kFull || !by_q.divides(s.q_begin) || !by_q.divides(s.q_end) ||
+          !by_k.divides(s.k_begin) || !by_k.divides(s.k_end))
+        return nullptr;  // not slice_aligned()
+      const int64_t q0 = by_q.quotient(s.q_begin), q1 = by_q.quotient(s.q_end), k0 = by_k.quotient(s.k_begin),
+                    k1 = by_k.quotient(s.k_end);
       const bool rows = lines == Lines::kRows;
       for (int64_t line = rows ? q0 : k0; line < (rows ? q1 : k1); ++line) {
         uint64_t* words = g->bits_.data() + (static_cast<size_t>(h) * g->num_lines_ + line) * g->words_per_line_;
         set_range(words, rows ? k0 : q0, rows ? k1 : q1);
+      }
+    }
+  }
+  return g;
+}
+
+std::shared_ptr<const TileGrid> TileGrid::columns_of(const TileGrid& rows, TileShape shape) {
+  if (rows.lines_ != Lines::kRows || shape.k != rows.shape_.k || shape.q <= 0 ||
+      (rows.shape_.q != shape.q && rows.shape_.q != 2 * shape.q))
+    return nullptr;
+  const int64_t factor = rows.shape_.q / shape.q;  // columns positions per rows line
+  std::shared_ptr<TileGrid> g(new TileGrid());
+  g->shape_ = shape;
+  g->lines_ = Lines::kColumns;
+  g->heads_ = rows.heads_;
+  g->num_lines_ = rows.line_length_;              // k tiles
+  g->line_length_ = rows.num_lines_ * factor;     // q tiles of the columns shape
+  g->words_per_line_ = (g->line_length_ + 63) / 64;
+  g->bits_.assign(static_cast<size_t>(g->heads_) * g->num_lines_ * g->words_per_line_, 0);
+  uint64_t block[64];
+  for (int h = 0; h < g->heads_; ++h) {
+    // Block (rows lines [r0, r0 + 64), k tiles [64 kw, 64 kw + 64)): transposed, word j holds k tile 64 kw + j's
+    // bits over those rows lines, which are its positions [factor r0, factor (r0 + 64)) in the columns grid.
+    for (int64_t kw = 0; kw < rows.words_per_line_; ++kw) {
+      for (int64_t r0 = 0; r0 < rows.num_lines_; r0 += 64) {
+        for (int64_t i = 0; i < 64; ++i)
+          block[i] = r0 + i < rows.num_lines_ ? rows.line_words(h, r0 + i)[kw] : 0;
+        transpose_64(block);
+        for (int64_t j = 0; j < 64; ++j) {
+          const int64_t column = 64 * kw + j;
+          if (column >= g->num_lines_) break;
+          uint64_t* words = g->bits_.data() + (static_cast<size_t>(h) * g->num_lines_ + column) * g->words_per_line_;
+          if (factor == 1) {
+            words[r0 / 64] = block[j];
+            continue;
+          }
+          const int64_t w = r0 / 32;  // factor 2: 128 positions, two words
+          words[w] = doubled_bits(block[j]);
+          if (w + 1 < g->words_per_line_) words[w + 1] = doubled_bits(block[j] >> 32);
+        }
       }
     }
   }

@@ -32,6 +32,12 @@ class TileGrid {
   /// O(slices + bits / 64), one pass over the slices (each checked as it is set; the first few thousand of each
   /// head mask are checked before the bits are allocated, so most masks off the tiles allocate nothing).
   static std::shared_ptr<const TileGrid> make(const Mask& mask, TileShape shape, Lines lines);
+  /// The kColumns grid of `shape` of the mask a kRows grid `rows` was made of, read off its bits (a blocked bit
+  /// transpose: O(bits / 64), no pass over the slices): equal to make(mask, shape, Lines::kColumns) bit for bit
+  /// when shape.k == rows.shape().k and rows.shape().q is shape.q or 2 shape.q (the mask's slices are then on the
+  /// columns' tiles too, and a columns tile is touched exactly when the rows tile holding it is); nullptr for
+  /// other shapes.
+  static std::shared_ptr<const TileGrid> columns_of(const TileGrid& rows, TileShape shape);
 
   TileShape shape() const { return shape_; }
   Lines lines() const { return lines_; }

@@ -73,5 +73,10 @@ void sort_by_position(std::vector<Slice>& list, int64_t rows);
 /// pairs over q_heads (GQA group size Hq / Hk). std::nullopt when every list is empty.
 std::optional<ComputeItem> make_item(std::vector<std::vector<Slice>> slices, HeadRange q_heads, HeadRange kv_heads,
                                      bool per_kv_head, int64_t heads, int64_t kv_heads_total);
+/// make_item on the lists already in item.slices, in place (their capacity kept: the CP item tables make millions
+/// of items): every field of `item` as make_item would set it, the others reset to their defaults; false (item
+/// then unspecified) when every list is empty.
+bool make_item_in_place(ComputeItem& item, HeadRange q_heads, HeadRange kv_heads, bool per_kv_head, int64_t heads,
+                        int64_t kv_heads_total);
 
 }  // namespace lcab::cp

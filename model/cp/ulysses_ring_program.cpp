@@ -382,4 +382,17 @@ std::optional<ComputeItem> UlyssesRingProgram::item(const MaskResolver& resolver
   return make_item(std::move(lists), q_heads(u), kv, resolver.per_kv_head(), shape_->H, shape_->Hk);
 }
 
+bool UlyssesRingProgram::item_into(const MaskResolver& resolver, int64_t u, int64_t source, ComputeItem& out) const {
+  const HeadRange kv = kv_heads(u);
+  // The head lists of head_lists_for(resolver, kv), without making that list.
+  const int64_t first = resolver.per_kv_head() ? kv.begin : 0;
+  const int64_t lists = resolver.per_kv_head() ? kv.end - kv.begin : 1;
+  out.slices.resize(static_cast<size_t>(lists));
+  for (int64_t n = 0; n < lists; ++n) {
+    const std::vector<Slice>& given = resolver.result()[static_cast<size_t>(first + n)][static_cast<size_t>(source)];
+    out.slices[static_cast<size_t>(n)].assign(given.begin(), given.end());
+  }
+  return make_item_in_place(out, q_heads(u), kv, resolver.per_kv_head(), shape_->H, shape_->Hk);
+}
+
 }  // namespace lcab::cp

@@ -107,6 +107,9 @@ class UlyssesRingProgram {
   /// kOwnTail, source must be that position (the own block) and the part is cut as the backward pass cuts it.
   std::optional<ComputeItem> item(const MaskResolver& resolver, int64_t u, int64_t source,
                                   RingItemPart part = RingItemPart::kWhole) const;
+  /// item() of the whole block into `out` (its slice lists' capacity reused, every field set as item() sets it);
+  /// false when fully masked (out then unspecified).
+  bool item_into(const MaskResolver& resolver, int64_t u, int64_t source, ComputeItem& out) const;
   /// The key-block index every position is resolved against (the KV blocks of all ring positions).
   const KeyBlockIndex& index_of_positions() const { return index_; }
 

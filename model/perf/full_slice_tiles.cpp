@@ -1,6 +1,7 @@
 #include "model/perf/full_slice_tiles.h"
 
 #include <algorithm>
+#include <array>
 
 #include "model/error.h"
 
@@ -65,7 +66,25 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
 
 int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
                                     std::vector<Interval>& out) {
-  // Each list is sorted by begin: merged pairwise into sorted_ (a few lists: two or three bands meet a row).
+  out.clear();
+  if (lists.size() <= kDirectMergeLists) {
+    // A few lists (two or three bands meet a row): their intervals taken in order of begin straight into the
+    // union, the lowest-numbered list first on equal begins (the order the pairwise merge below gives; the union
+    // of intervals joined in order of begin is the same in any order of equal begins).
+    std::array<uint32_t, kDirectMergeLists> at{};
+    for (;;) {
+      size_t next = lists.size();
+      for (size_t n = 0; n < lists.size(); ++n)
+        if (at[n] < sizes[n] && (next == lists.size() || lists[n][at[n]].begin < lists[next][at[next]].begin)) next = n;
+      if (next == lists.size()) break;
+      const Interval& i = lists[next][at[next]++];
+      append_merged(out, 0, i.begin, i.end);
+    }
+    int64_t size = 0;
+    for (const Interval& i : out) size += i.end - i.begin;
+    return size;
+  }
+  // Each list is sorted by begin: merged pairwise into sorted_.
   const auto by_begin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
   sorted_.assign(lists[0], lists[0] + sizes[0]);
   for (size_t n = 1; n < lists.size(); ++n) {
@@ -73,7 +92,6 @@ int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std:
     std::merge(sorted_.begin(), sorted_.end(), lists[n], lists[n] + sizes[n], merged_.begin(), by_begin);
     sorted_.swap(merged_);
   }
-  out.clear();
   for (const Interval& i : sorted_) append_merged(out, 0, i.begin, i.end);
   int64_t size = 0;
   for (const Interval& i : out) size += i.end - i.begin;

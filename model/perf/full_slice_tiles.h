@@ -77,7 +77,8 @@ class FullSliceTiler {
   void count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
                     OuterTileCounts& out);
   // The union of several lists of intervals (each sorted by begin, disjoint), merged into `out`; returns its size
-  // in tiles.
+  // in tiles. Up to kDirectMergeLists lists are merged straight into `out`, more pairwise first.
+  static constexpr size_t kDirectMergeLists = 4;
   int64_t merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
                       std::vector<Interval>& out);
 

@@ -22,5 +22,8 @@ bool grid_launch_promotes(int64_t max_key, int64_t total_key, int64_t slots);
 /// the items with 4 x slots x key >= sum of keys, by key descending (equal keys in the given order), then the rest
 /// in the given order. The identity when no item is that long.
 std::vector<int32_t> grid_launch_order(std::span<const int64_t> keys, int64_t slots);
+/// The same into `order`, with `short_items` as a buffer (both reused: no allocation once they have grown).
+void grid_launch_order_into(std::span<const int64_t> keys, int64_t slots, std::vector<int32_t>& order,
+                            std::vector<int32_t>& short_items);
 
 }  // namespace lcab::perf

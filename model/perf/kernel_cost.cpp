@@ -118,10 +118,11 @@ struct GridItem {
 /// order, times the q heads one item computes. A persistent kernel has no item for an outer tile with no tiles;
 /// a costliest-first grid launches them in the work list's order (kernels/flash_work.cpp: tiles + 1/4 per
 /// boundary tile, stable, empty ones last); with `keyed`, its items go there (with their keys) instead of `out`.
-/// for_each_outer(visit) calls visit(OuterTile) for every outer tile in position order.
+/// for_each_outer(visit) calls visit(OuterTile) for every outer tile in position order. `outer`: a buffer (reused).
 template <class ForEachOuter>
 void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&& for_each_outer, bool grid,
-                        double heads_in_item, std::vector<CostRun>& out, std::vector<GridItem>* keyed = nullptr) {
+                        double heads_in_item, std::vector<CostRun>& out, std::vector<OuterTile>& outer,
+                        std::vector<GridItem>* keyed = nullptr) {
   const auto item_cost = [&](const OuterTile& t) {
     return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
             t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us) *
@@ -135,7 +136,7 @@ void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&
     });
     return;
   }
-  std::vector<OuterTile> outer;
+  outer.clear();
   for_each_outer([&](const OuterTile& t) { outer.push_back(t); });
   const auto key = [](const OuterTile& t) { return 4 * t.tiles + t.partial; };
   stable_sort_by_key_descending(outer, key);
@@ -151,14 +152,38 @@ struct GridMaskItems {
   std::vector<GridItem> items;  ///< every mask's list, concatenated
   std::vector<size_t> offsets{0};
   std::vector<int64_t> heads;   ///< per mask
+  void clear() {
+    items.clear();
+    offsets.assign(1, 0);
+    heads.clear();
+  }
 };
 
+/// The buffers of one cost_of_masks call, kept per thread between calls: a CP item table costs millions of small
+/// calls, whose vectors were otherwise allocated and grown in each. Every user clears what it uses first.
+struct CostScratch {
+  std::vector<CostRun> runs;           ///< persistent: all items
+  std::vector<CostRun> ordered;        ///< grid: the whole launch order
+  std::vector<CostRun> per_mask_runs;  ///< one head's outer tiles, in launch order
+  std::vector<CostRun> promoted;       ///< a grid of long items first's launch when it moves items ahead
+  std::vector<OuterTile> outer;        ///< one head's outer tiles, sorted costliest first
+  GridMaskItems grid_items;
+  std::vector<int64_t> keys;
+  std::vector<double> costs;
+  std::vector<int32_t> order, short_items;
+};
+
+CostScratch& cost_scratch() {
+  thread_local CostScratch scratch;
+  return scratch;
+}
+
 /// The whole launch of a grid of long items first in grid_launch_order when it moves long items ahead (head-major:
-/// batch element, then mask, then head, each head's items costliest first). std::nullopt when no item is long
-/// enough: the launch stays head-major, as the caller's runs have it. (The caller keeps those merged runs beside
-/// the keyed items so that most calls, which promote nothing, never spell out one item per CTA: doing so for every
-/// call took the 1024-GPU plan from 0.22 to 0.39 s.)
-std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, int64_t batch, int64_t slots) {
+/// batch element, then mask, then head, each head's items costliest first), into scratch.promoted. False when no
+/// item is long enough: the launch stays head-major, as the caller's runs have it. (The caller keeps those merged
+/// runs beside the keyed items so that most calls, which promote nothing, never spell out one item per CTA: doing
+/// so for every call took the 1024-GPU plan from 0.22 to 0.39 s.)
+bool promoted_launch(const GridMaskItems& grid, int64_t batch, int64_t slots, CostScratch& scratch) {
   int64_t max_key = 0, total = 0;
   for (size_t m = 0; m + 1 < grid.offsets.size(); ++m) {
     int64_t sum = 0;
@@ -168,9 +193,11 @@ std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, i
     }
     total += sum * grid.heads[m];
   }
-  if (!grid_launch_promotes(max_key, total * batch, slots)) return std::nullopt;
-  std::vector<int64_t> keys;
-  std::vector<double> costs;
+  if (!grid_launch_promotes(max_key, total * batch, slots)) return false;
+  std::vector<int64_t>& keys = scratch.keys;
+  std::vector<double>& costs = scratch.costs;
+  keys.clear();
+  costs.clear();
   for (int64_t b = 0; b < batch; ++b) {
     for (size_t m = 0; m + 1 < grid.offsets.size(); ++m) {
       for (int64_t h = 0; h < grid.heads[m]; ++h) {
@@ -181,9 +208,11 @@ std::optional<std::vector<CostRun>> promoted_launch(const GridMaskItems& grid, i
       }
     }
   }
-  std::vector<CostRun> out;
-  for (int32_t n : grid_launch_order(keys, slots)) push_cost(out, costs[static_cast<size_t>(n)]);
-  return out;
+  grid_launch_order_into(keys, slots, scratch.order, scratch.short_items);
+  std::vector<CostRun>& out = scratch.promoted;
+  out.clear();
+  for (int32_t n : scratch.order) push_cost(out, costs[static_cast<size_t>(n)]);
+  return true;
 }
 
 /// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
@@ -480,6 +509,7 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
                                                            std::max(0.0, table_width - params_.register_slices->value)
                                                      : 0.0;
   return cost_of_masks(static_cast<int64_t>(slices.size()), seqlen_q, seqlen_k, shape, unmasked, spill_us,
+                       CostDetail::kAll,
                        [&](int64_t m) {
                          return SliceHeadTiles(slices[static_cast<size_t>(m)], seqlen_q, seqlen_k, params_,
                                                table_width);
@@ -487,7 +517,7 @@ KernelCost KernelCostModel::cost(std::span<const std::vector<Slice>> slices, int
 }
 
 KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q,
-                                            int64_t seqlen_k, const AttentionShape& shape) const {
+                                            int64_t seqlen_k, const AttentionShape& shape, CostDetail detail) const {
   LCAB_CHECK(!per_mask.empty(), "an attention call needs tile counts (one shared mask, or one per kv head)");
   LCAB_CHECK(tile_counts_determine_cost(), "kernel " << params_.impl << " " << params_.pass
                                                      << ": its cost needs the slices, not tile counts (whole-sequence "
@@ -513,14 +543,14 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
   bool unmasked = true;
   for (const OuterTileCounts& c : per_mask)
     unmasked = unmasked && c.area == static_cast<double>(seqlen_q) * static_cast<double>(seqlen_k);
-  return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape, unmasked, 0.0,
+  return cost_of_masks(static_cast<int64_t>(per_mask.size()), seqlen_q, seqlen_k, shape, unmasked, 0.0, detail,
                        [&](int64_t m) { return CountedHeadTiles(per_mask[static_cast<size_t>(m)]); });
 }
 
 template <class HeadTilesOf>
 KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k,
                                           const AttentionShape& shape, bool unmasked, double spill_us,
-                                          HeadTilesOf&& head_tiles_of) const {
+                                          CostDetail detail, HeadTilesOf&& head_tiles_of) const {
   LCAB_CHECK(masks == 1 || masks == shape.kv_heads,
              "per-kv-head slices need one list per kv head: got " << masks << " lists for " << shape.kv_heads
                                                                   << " kv heads");
@@ -551,14 +581,18 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
                                              : (sq + params_.tile.q - 1) / params_.tile.q;
   };
   KernelCost result;
-  std::vector<CostRun> runs;          // persistent: all items
-  std::vector<CostRun> ordered;       // grid: the whole launch order
-  std::vector<CostRun> per_mask_runs; // one head's outer tiles, in launch order
+  CostScratch& scratch = cost_scratch();
+  std::vector<CostRun>& runs = scratch.runs;
+  std::vector<CostRun>& ordered = scratch.ordered;
+  std::vector<CostRun>& per_mask_runs = scratch.per_mask_runs;
+  runs.clear();
+  ordered.clear();
   // A grid of long items first keeps its items with their keys (head-major, one batch element) for
   // grid_launch_order.
   const bool keyed = params_.scheduler == KernelScheduler::kGridLongItemsFirst;
   LCAB_CHECK(!(keyed && dq_rows), "kernel " << params_.impl << ": a grid of long items first has no dQ row items");
-  GridMaskItems grid_items;
+  GridMaskItems& grid_items = scratch.grid_items;
+  grid_items.clear();
   for (int64_t m = 0; m < masks; ++m) {
     const auto head = head_tiles_of(m);
     const double area = head.area();
@@ -577,12 +611,12 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
       result.full_tiles += head.full() * heads_per_mask * shape.batch;
       result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
       append_outer_costs(params_, main_costs, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item,
-                         per_mask_runs, keyed ? &grid_items.items : nullptr);
+                         per_mask_runs, scratch.outer, keyed ? &grid_items.items : nullptr);
       if (dq_rows) {
         // After the kv head's dK/dV columns, the dQ rows of each q head of its group (q-tile row fastest).
         const size_t dq_begin = per_mask_runs.size();
         append_outer_costs(params_, dq_costs, [&](auto&& visit) { head.for_each_q_row(visit); }, grid, 1.0,
-                           per_mask_runs);
+                           per_mask_runs, scratch.outer);
         const size_t dq_end = per_mask_runs.size();
         for (int64_t h = 1; h < group; ++h)
           for (size_t n = dq_begin; n < dq_end; ++n) per_mask_runs.push_back(per_mask_runs[n]);
@@ -606,16 +640,22 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   result.flops = 4.0 * result.pairs * static_cast<double>(shape.head_dim) * (pass_ == KernelPass::kBackward ? 2.5 : 1.0);
   result.peak_mem_bytes = attention_peak_bytes(shape, seqlen_q, seqlen_k, pass_);
   if (result.full_tiles + result.partial_tiles == 0) return result;  // nothing to compute: never launched
-  std::optional<std::vector<CostRun>> promoted;
-  if (keyed) promoted = promoted_launch(grid_items, shape.batch, slots_);
-  if (promoted) {
-    result.slots = schedule_in_order(*promoted, slots_);
+  // The launch order of a grid of long items first can change the makespan only when some slot runs two items.
+  bool order_matters = detail == CostDetail::kAll;
+  if (keyed && !order_matters) {
+    int64_t items = 0;
+    for (size_t m = 0; m + 1 < grid_items.offsets.size(); ++m)
+      items += static_cast<int64_t>(grid_items.offsets[m + 1] - grid_items.offsets[m]) * grid_items.heads[m];
+    order_matters = items * shape.batch > slots_;
+  }
+  if (keyed && order_matters && promoted_launch(grid_items, shape.batch, slots_, scratch)) {
+    result.slots = schedule_in_order(scratch.promoted, slots_);
   } else if (grid) {
     const size_t one_batch = ordered.size();
     for (int64_t b = 1; b < shape.batch; ++b) ordered.insert(ordered.end(), ordered.begin(), ordered.begin() + one_batch);
     result.slots = schedule_in_order(ordered, slots_);
   } else {
-    result.slots = schedule_longest_first(std::move(runs), slots_);
+    result.slots = schedule_longest_first_in_place(runs, slots_);
   }
   result.work_items = result.slots.items;
   result.launch_us = params_.launch_us.value;

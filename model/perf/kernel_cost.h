@@ -75,6 +75,12 @@ struct OuterTileCounts {
   std::vector<double> partial_slices;
 };
 
+/// What a caller reads of a KernelCost: all of it, or only time_us and flops (and the counts: work items, tiles,
+/// pairs). With kTimeAndFlops a grid's launch order is worked out only where it can change the makespan: when every
+/// item has a slot of its own the makespan is the longest item in any order, and the order would only set the order
+/// in which slots.busy_total_us is summed (then left in head-major order, so it may differ in its last bits).
+enum class CostDetail : uint8_t { kAll, kTimeAndFlops };
+
 /// Hash of a call's content (slices, lengths, shape): equal calls hash equal. For caches of kernel costs.
 uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t seqlen_q, int64_t seqlen_k,
                              const AttentionShape& shape);
@@ -99,7 +105,7 @@ class KernelCostModel {
   /// cost(slices, ...) when the counts are those of the slices' tiling for params().tile, bit for bit. Valid only
   /// while tile_counts_determine_cost().
   KernelCost cost_from_tiles(std::span<const OuterTileCounts> per_mask, int64_t seqlen_q, int64_t seqlen_k,
-                             const AttentionShape& shape) const;
+                             const AttentionShape& shape, CostDetail detail = CostDetail::kAll) const;
   /// True when a call's cost depends on its mask only through the tile counts of OuterTileCounts: false for a
   /// kernel that visits whole sequences (whole_sequence_band widens the slices before tiling), so that callers
   /// counting tiles without slices fall back to cost(). With slice_us, counts are exact only without boundary
@@ -135,7 +141,7 @@ class KernelCostModel {
   /// `spill_us`: added to every boundary tile (KernelParams::spilled_slice_us beyond register_slices).
   template <class HeadTilesOf>
   KernelCost cost_of_masks(int64_t masks, int64_t seqlen_q, int64_t seqlen_k, const AttentionShape& shape,
-                           bool unmasked, double spill_us, HeadTilesOf&& head_tiles_of) const;
+                           bool unmasked, double spill_us, CostDetail detail, HeadTilesOf&& head_tiles_of) const;
 
   KernelParams params_;
   KernelPass pass_;

@@ -82,11 +82,24 @@ std::shared_ptr<const TileGrid> RingItemCostCache::grid(const std::shared_ptr<co
            << static_cast<int>(lines);
   const std::string key = key_text.str();
   using Grid = std::shared_ptr<const TileGrid>;
+  // A columns grid is read off this mask's rows grid of the same k tile and twice (or the same) q tile when one is
+  // kept or being made (the backward's grid from the forward's): a bit transpose instead of a pass over the slices.
+  std::optional<std::shared_future<Grid>> rows_grid;
   return made_once<Grid>(
       mutex_,
       [&](const std::shared_future<Grid>& promised) -> std::optional<std::shared_future<Grid>> {
         const auto it = grids_.find(key);
         if (it != grids_.end()) return it->second.grid;
+        if (lines == TileGrid::Lines::kColumns)
+          for (const int64_t rows_q : {2 * p.tile.q, p.tile.q}) {
+            std::ostringstream rows_key;
+            rows_key << static_cast<const void*>(mask.get()) << ' ' << rows_q << 'x' << p.tile.k << ' '
+                     << static_cast<int>(TileGrid::Lines::kRows);
+            const auto rows = grids_.find(rows_key.str());
+            if (rows == grids_.end()) continue;
+            rows_grid = rows->second.grid;
+            break;
+          }
         grids_.emplace(key, GridEntry{mask, promised});
         if (std::find(grid_masks_.begin(), grid_masks_.end(), mask.get()) == grid_masks_.end()) {
           grid_masks_.push_back(mask.get());
@@ -98,7 +111,11 @@ std::shared_ptr<const TileGrid> RingItemCostCache::grid(const std::shared_ptr<co
         }
         return std::nullopt;
       },
-      [&] { return TileGrid::make(*mask, p.tile, lines); });
+      [&] {
+        if (rows_grid)
+          if (const Grid rows = rows_grid->get()) return TileGrid::columns_of(*rows, p.tile);
+        return TileGrid::make(*mask, p.tile, lines);
+      });
 }
 
 }  // namespace lcab::perf

@@ -94,10 +94,10 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   const auto cost_of = [&](const cp::ComputeItem& item, const AttentionShape& shape, int pass, bool counted) {
     const int64_t q_rows = item.q_rows.length(), k_rows = item.k_rows.length();
     if (!counted) return models[pass]->cost(item.slices, q_rows, k_rows, shape);
-    return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape);
+    return models[pass]->cost_from_tiles(counts[pass], q_rows, k_rows, shape, CostDetail::kTimeAndFlops);
   };
-  // The entry of an item: its kind (costed when its content is new) and key rows.
-  const auto entry_of = [&](const std::optional<cp::ComputeItem>& item) {
+  // The entry of an item (null: fully masked): its kind (costed when its content is new) and key rows.
+  const auto entry_of = [&](const cp::ComputeItem* item) {
     if (!item) return Entry{};
     const AttentionShape shape = item_shape(*item, wl);
     const int64_t q_rows = item->q_rows.length(), k_rows = item->k_rows.length();
@@ -136,18 +136,24 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
     return true;
   };
   std::vector<int32_t> row_kinds(static_cast<size_t>(R));
+  cp::ComputeItem whole;  // every whole item made into this one (its lists' capacity reused)
+  const auto whole_item = [&](int g, int64_t source) -> const cp::ComputeItem* {
+    return program.item_into(resolver, group_members_[static_cast<size_t>(g)], source, whole) ? &whole : nullptr;
+  };
   for (int64_t pos = 0; pos < R; ++pos) {
     resolver.resolve(program.sharding().positions[pos], program.index_of_positions());
     for (int g = 0; g < groups(); ++g) {
       for (int64_t source = 0; source < R; ++source) {
-        const Entry e = no_cell(g, source) ? Entry{} : entry_of(program.item(resolver, group_members_[g], source));
+        const Entry e = no_cell(g, source) ? Entry{} : entry_of(whole_item(g, source));
         entries_[index(g, pos, source)] = e;
         row_kinds[static_cast<size_t>(source)] = e.kind;
       }
       if (!own_parts_.empty())
-        for (cp::RingItemPart part : {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail})
+        for (cp::RingItemPart part : {cp::RingItemPart::kOwnHead, cp::RingItemPart::kOwnTail}) {
+          const std::optional<cp::ComputeItem> item = program.item(resolver, group_members_[g], pos, part);
           own_parts_[(static_cast<size_t>(g) * R + pos) * 2 + (part == cp::RingItemPart::kOwnTail ? 1 : 0)] =
-              entry_of(program.item(resolver, group_members_[g], pos, part));
+              entry_of(item ? &*item : nullptr);
+        }
       total_row(g, pos, row_kinds);
     }
   }

@@ -62,7 +62,8 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
       kind = static_cast<int32_t>(kinds_++);
       for (int pass = 0; pass < 2; ++pass) {
         if (!models[pass]) continue;
-        const KernelCost c = models[pass]->cost_from_tiles(item->counts[pass], q_rows, k_rows, shape);
+        const KernelCost c =
+            models[pass]->cost_from_tiles(item->counts[pass], q_rows, k_rows, shape, CostDetail::kTimeAndFlops);
         const double us = compute_op_us(c.time_us, ci, static_cast<cp::Pass>(pass), wl, pass_bytes_per_s);
         costs_[pass].push_back({us, c.flops, attention_workspace_bytes(shape, q_rows, k_rows, models[pass]->pass())});
       }

@@ -14,8 +14,13 @@ namespace {
 // an item-by-item min-heap's: the same multiset of loads, so the same numbers come out).
 class SlotLoads {
  public:
-  // Only slots that got work are held; the others are idle at load 0 (the minimum).
-  explicit SlotLoads(int64_t slots) : slots_(slots) {}
+  struct Load {
+    double load;    ///< load - offset_
+    int64_t count;  ///< slots at it
+  };
+  // Only slots that got work are held; the others are idle at load 0 (the minimum). `buffer` holds the loads (its
+  // contents are replaced; kept by the caller so that its capacity is reused).
+  SlotLoads(int64_t slots, std::vector<Load>& buffer) : slots_(slots), loads_(buffer) { loads_.clear(); }
 
   void add(const CostRun& run) {
     int64_t left = run.count;
@@ -57,10 +62,6 @@ class SlotLoads {
   double max() const { return max_; }
 
  private:
-  struct Load {
-    double load;    ///< load - offset_
-    int64_t count;  ///< slots at it
-  };
   // Adds `count` slots at stored load v.
   void insert(double v, int64_t count) {
     if (first_ >= kCompactAt) {
@@ -76,7 +77,7 @@ class SlotLoads {
 
   int64_t slots_;
   int64_t used_ = 0;           ///< slots with work
-  std::vector<Load> loads_;    ///< ascending by load; entries before first_ are spent
+  std::vector<Load>& loads_;   ///< ascending by load; entries before first_ are spent
   size_t first_ = 0;
   double offset_ = 0;
   double max_ = 0;
@@ -100,7 +101,8 @@ SlotSchedule run(std::span<const CostRun> runs, int64_t slots) {
     }
     return result;
   }
-  SlotLoads loads(slots);
+  thread_local std::vector<SlotLoads::Load> buffer;  // reused: schedules are made by the million
+  SlotLoads loads(slots, buffer);
   for (const CostRun& r : runs) {
     if (r.count <= 0) continue;
     LCAB_CHECK(r.cost_us >= 0, "work item cost must be >= 0, got " << r.cost_us);
@@ -116,14 +118,18 @@ SlotSchedule run(std::span<const CostRun> runs, int64_t slots) {
 SlotSchedule schedule_in_order(std::span<const CostRun> runs, int64_t slots) { return run(runs, slots); }
 
 SlotSchedule schedule_longest_first(std::vector<CostRun> runs, int64_t slots) {
+  return schedule_longest_first_in_place(runs, slots);
+}
+
+SlotSchedule schedule_longest_first_in_place(std::span<CostRun> runs, int64_t slots) {
   std::sort(runs.begin(), runs.end(), [](const CostRun& a, const CostRun& b) { return a.cost_us > b.cost_us; });
-  // Merge equal costs so that whole rounds apply across rows of equal work.
-  std::vector<CostRun> merged;
+  // Merge equal costs so that whole rounds apply across rows of equal work (in place: runs[0, merged)).
+  size_t merged = 0;
   for (const CostRun& r : runs) {
-    if (!merged.empty() && merged.back().cost_us == r.cost_us) merged.back().count += r.count;
-    else merged.push_back(r);
+    if (merged > 0 && runs[merged - 1].cost_us == r.cost_us) runs[merged - 1].count += r.count;
+    else runs[merged++] = r;
   }
-  return run(merged, slots);
+  return run(runs.first(merged), slots);
 }
 
 }  // namespace lcab::perf

@@ -30,5 +30,8 @@ struct SlotSchedule {
 SlotSchedule schedule_in_order(std::span<const CostRun> runs, int64_t slots);
 /// Longest item first, each to the least-loaded slot (a persistent kernel with a longest-first work list).
 SlotSchedule schedule_longest_first(std::vector<CostRun> runs, int64_t slots);
+/// The same, sorting and merging `runs` in place (their contents are left unspecified): no allocation once the
+/// calling thread's buffer has grown (the kernel cost model's millions of small calls).
+SlotSchedule schedule_longest_first_in_place(std::span<CostRun> runs, int64_t slots);
 
 }  // namespace lcab::perf

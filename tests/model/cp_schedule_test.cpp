@@ -78,6 +78,37 @@ TEST(SliceClip, ExactCellsForEveryTypeAndWindow) {
   }
 }
 
+// A FULL slice clips to one FULL slice, its intersection with the window (shifted), or to nothing: the form the
+// CP items of block-sparse masks are costed and deduplicated in.
+TEST(SliceClip, FullSlicesClipToTheirIntersection) {
+  Rng rng(8);
+  for (int trial = 0; trial < 3000; ++trial) {
+    Slice s;
+    s.q_begin = rng.uniform_int(0, 10);
+    s.q_end = s.q_begin + rng.uniform_int(1, 14);
+    s.k_begin = rng.uniform_int(0, 10);
+    s.k_end = s.k_begin + rng.uniform_int(1, 14);
+    ClipWindow w;
+    w.q_begin = rng.uniform_int(0, 20);
+    w.q_end = w.q_begin + rng.uniform_int(1, 12);
+    w.k_begin = rng.uniform_int(0, 20);
+    w.k_end = w.k_begin + rng.uniform_int(1, 12);
+    w.q_shift = rng.uniform_int(-3, 4) - w.q_begin + 2;
+    w.k_shift = rng.uniform_int(-3, 4) - w.k_begin + 2;
+    std::vector<Slice> out;
+    clip_slice(s, w, out);
+    const int64_t qa = std::max(s.q_begin, w.q_begin), qb = std::min(s.q_end, w.q_end);
+    const int64_t ka = std::max(s.k_begin, w.k_begin), kb = std::min(s.k_end, w.k_end);
+    if (qa >= qb || ka >= kb) {
+      EXPECT_TRUE(out.empty()) << trial;
+      continue;
+    }
+    ASSERT_EQ(out.size(), 1u) << trial;
+    EXPECT_EQ(out[0], (Slice{qa + w.q_shift, qb + w.q_shift, ka + w.k_shift, kb + w.k_shift, SliceType::kFull}))
+        << trial;
+  }
+}
+
 TEST(SliceCut, BothPartsHoldExactlyTheCellsOfTheirSideAndTheShareIsClosest) {
   Rng rng(11);
   for (int trial = 0; trial < 400; ++trial) {

@@ -497,6 +497,55 @@ TEST(MaskPatterns, BlockBoundsAndTopK) {
   }
 }
 
+// top_k_block_slices as first written (kept flags as bytes, scanned one block at a time), against the bitset version:
+// the same slices in the same order for the same generator state, over block counts around and at multiples of 64,
+// every density from one block to all, uniform and random bounds.
+std::vector<Slice> top_k_block_slices_by_bytes(const std::vector<int64_t>& q_bounds,
+                                               const std::vector<int64_t>& k_bounds, double density, Rng& rng) {
+  const size_t num_q_blocks = q_bounds.size() - 1, num_k_blocks = k_bounds.size() - 1;
+  const size_t keep = static_cast<size_t>(top_k_count(density, static_cast<int64_t>(num_k_blocks)));
+  std::vector<uint8_t> kept(num_k_blocks, 0);
+  std::vector<Slice> slices;
+  for (size_t qb = 0; qb < num_q_blocks; ++qb) {
+    for (size_t j = num_k_blocks - keep; j < num_k_blocks; ++j) {
+      const size_t pick = static_cast<size_t>(rng.uniform_int(0, static_cast<int64_t>(j) + 1));
+      kept[kept[pick] ? j : pick] = 1;
+    }
+    for (size_t kb = 0; kb < num_k_blocks;) {
+      if (!kept[kb]) {
+        ++kb;
+        continue;
+      }
+      const size_t run_begin = kb;
+      while (kb < num_k_blocks && kept[kb]) kept[kb++] = 0;
+      slices.push_back({q_bounds[qb], q_bounds[qb + 1], k_bounds[run_begin], k_bounds[kb], SliceType::kFull});
+    }
+  }
+  return slices;
+}
+
+TEST(MaskPatterns, TopKSlicesEqualTheByteFlagVersion) {
+  int compared = 0;
+  for (const int64_t k_blocks : {1, 2, 63, 64, 65, 127, 128, 129, 200, 256, 1000}) {
+    for (const double density : {0.01, 0.2, 0.5, 0.9, 1.0}) {
+      for (const uint64_t seed : {1, 2}) {
+        Rng bounds_rng(seed + 100);
+        const std::vector<int64_t> q_bounds = mask_patterns::uniform_block_bounds(128 * 40, 128);
+        const std::vector<int64_t> k_bounds =
+            seed == 1 ? mask_patterns::uniform_block_bounds(64 * k_blocks, 64)
+                      : mask_patterns::random_block_bounds(200 * k_blocks, 128, 200, bounds_rng);
+        Rng a(seed), b(seed);
+        const std::vector<Slice> bits = mask_patterns::top_k_block_slices(q_bounds, k_bounds, density, a);
+        const std::vector<Slice> bytes = top_k_block_slices_by_bytes(q_bounds, k_bounds, density, b);
+        ASSERT_EQ(bits, bytes) << k_blocks << " blocks, density " << density << ", seed " << seed;
+        EXPECT_EQ(a.next_u64(), b.next_u64());  // the same draws
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 110);
+}
+
 TEST(MaskPatterns, TopKKeepsEveryBlockAndAdjacentPairEquallyOften) {
   // A uniformly random 3-subset of 10 blocks: each block kept with probability 0.3, each adjacent pair (one
   // merged slice) with probability 3/10 * 2/9.

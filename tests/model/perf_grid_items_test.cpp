@@ -7,6 +7,7 @@
 #include <bit>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -115,6 +116,73 @@ TEST(PerfGridItems, OnlyTileAlignedMasksHaveGrids) {
   EXPECT_FALSE(TileGrid::aligned(late, {128, 128}));
   EXPECT_FALSE(TileGrid::make(late, {128, 128}, TileGrid::Lines::kRows));
   EXPECT_FALSE(TileGrid::make(late, {64, 128}, TileGrid::Lines::kColumns));
+}
+
+// A columns grid read off a rows grid (bit transpose) equals the one made from the slices, bit for bit: block-sparse
+// masks whose tile counts are not multiples of 64 (partial transpose blocks, a last word of half a doubled block),
+// several heads, `full`; q tiles the same as the rows' or half; other shapes are declined.
+TEST(PerfGridItems, ColumnsOfRowsGridEqualColumnsGridMade) {
+  int compared = 0;
+  for (const auto& [spec, seqlen] : std::vector<std::pair<std::string, int64_t>>{
+           {"block_sparse:density=0.2,seed=2", 16384},
+           {"block_sparse:density=0.5,seed=3", 128 * 100},
+           {"block_sparse:density=0.1,seed=4", 128 * 37},
+           {"block_sparse:density=0.3,block=64,seed=5", 64 * 130},
+           {"full", 128 * 70}}) {
+    const Mask mask = make_mask(spec, seqlen, 3);
+    for (const TileShape rows_shape : {TileShape{128, 128}, TileShape{64, 64}, TileShape{128, 64}}) {
+      const auto rows = TileGrid::make(mask, rows_shape, TileGrid::Lines::kRows);
+      if (!rows) continue;
+      for (const int64_t q : {rows_shape.q, rows_shape.q / 2}) {
+        const TileShape shape{static_cast<int>(q), rows_shape.k};
+        const auto made = TileGrid::make(mask, shape, TileGrid::Lines::kColumns);
+        const auto read = TileGrid::columns_of(*rows, shape);
+        ASSERT_TRUE(made && read) << spec;
+        ASSERT_EQ(made->num_lines(), read->num_lines());
+        ASSERT_EQ(made->line_length(), read->line_length());
+        ASSERT_EQ(made->heads(), read->heads());
+        for (int h = 0; h < made->heads(); ++h)
+          for (int64_t line = 0; line < made->num_lines(); ++line)
+            for (int64_t at = 0; at < made->line_length(); at += 64) {
+              const int64_t n = std::min<int64_t>(64, made->line_length() - at);
+              ASSERT_EQ(made->bits(h, line, at, n), read->bits(h, line, at, n))
+                  << spec << " " << rows_shape.q << "x" << rows_shape.k << " -> q " << q << " head " << h << " line "
+                  << line << " at " << at;
+            }
+        ++compared;
+      }
+      EXPECT_FALSE(TileGrid::columns_of(*rows, {static_cast<int>(rows_shape.q), rows_shape.k * 2}));
+      EXPECT_FALSE(TileGrid::columns_of(*rows, {static_cast<int>(rows_shape.q) / 4, rows_shape.k}));
+    }
+  }
+  EXPECT_GE(compared, 14);
+}
+
+// The cache's backward (columns) grid, read off the forward's rows grid it holds, is the grid made from the slices;
+// asked for first, it is made from the slices.
+TEST(PerfGridItems, CachedColumnsGridEqualsColumnsGridMade) {
+  const auto mask = std::make_shared<const Mask>(make_mask("block_sparse:density=0.2,seed=6", 128 * 90, 8));
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  ASSERT_NE(bwd.params().work_item, KernelWorkItem::kQRowPerHead);
+  const auto made = TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns);
+  ASSERT_TRUE(made);
+  for (const bool rows_first : {true, false}) {
+    RingItemCostCache cache;
+    if (rows_first) {
+      ASSERT_TRUE(cache.grid(mask, fwd));
+    }
+    const auto cached = cache.grid(mask, bwd);
+    ASSERT_TRUE(cached);
+    ASSERT_EQ(cached->lines(), TileGrid::Lines::kColumns);
+    ASSERT_EQ(cached->num_lines(), made->num_lines());
+    ASSERT_EQ(cached->line_length(), made->line_length());
+    for (int h = 0; h < made->heads(); ++h)
+      for (int64_t line = 0; line < made->num_lines(); ++line)
+        for (int64_t at = 0; at < made->line_length(); at += 64) {
+          const int64_t n = std::min<int64_t>(64, made->line_length() - at);
+          ASSERT_EQ(cached->bits(h, line, at, n), made->bits(h, line, at, n)) << rows_first << " " << line;
+        }
+  }
 }
 
 TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
@@ -359,6 +427,53 @@ TEST(PerfGridItems, OnePassRingTablesOnGridsEqualResolvedTables) {
     }
   }
   EXPECT_GT(compared, 500);
+}
+
+// UlyssesRingProgram::item_into with one output reused over every (position, member, source) gives what a fresh
+// item() gives, every field (per-kv-head and shared masks, one and two Ulysses members, items without a cell).
+TEST(PerfGridItems, RingItemIntoEqualsFreshItem) {
+  int compared = 0, empty = 0;
+  for (const char* spec : {"variable_block_sparse:density=0.3,seed=2", "causal_document:seed=3"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (const auto& [method, gpus, ulysses] :
+         std::vector<std::tuple<std::string, int64_t, int64_t>>{{"ring", 8, 0}, {"usp", 8, 2}}) {
+      const cp::UlyssesRingProgram program(ring_config(method, gpus, ulysses, mask), cp::Pass::kForward);
+      cp::MaskResolver resolver(*mask);
+      cp::ComputeItem reused;
+      const int64_t R = program.layout().ring;
+      for (int64_t pos = 0; pos < R; ++pos) {
+        resolver.resolve(program.sharding().positions[static_cast<size_t>(pos)], program.index_of_positions());
+        for (int64_t u = 0; u < program.layout().ulysses; ++u)
+          for (int64_t source = 0; source < R; ++source) {
+            const std::optional<cp::ComputeItem> fresh = program.item(resolver, u, source);
+            const bool got = program.item_into(resolver, u, source, reused);
+            ASSERT_EQ(fresh.has_value(), got) << spec << " " << pos << " " << source;
+            if (!got) {
+              ++empty;
+              continue;
+            }
+            EXPECT_EQ(fresh->q_rows, reused.q_rows);
+            EXPECT_EQ(fresh->k_rows, reused.k_rows);
+            EXPECT_EQ(fresh->q_heads.begin, reused.q_heads.begin);
+            EXPECT_EQ(fresh->q_heads.end, reused.q_heads.end);
+            EXPECT_EQ(fresh->kv_heads.begin, reused.kv_heads.begin);
+            EXPECT_EQ(fresh->kv_heads.end, reused.kv_heads.end);
+            EXPECT_EQ(fresh->slices, reused.slices) << spec << " " << pos << " " << source;
+            EXPECT_EQ(fresh->pairs, reused.pairs);
+            EXPECT_EQ(fresh->q_buffer, reused.q_buffer);
+            EXPECT_EQ(fresh->k_buffer, reused.k_buffer);
+            EXPECT_EQ(fresh->q_side, reused.q_side);
+            EXPECT_EQ(fresh->q_map, reused.q_map);
+            EXPECT_EQ(fresh->k_map, reused.k_map);
+            EXPECT_EQ(fresh->grad_buffer, reused.grad_buffer);
+            EXPECT_EQ(fresh->grad_row_begin, reused.grad_row_begin);
+            ++compared;
+          }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+  EXPECT_GT(empty, 0);
 }
 
 // item_into with one scratch and one output reused over items of every size (and items without a cell) gives

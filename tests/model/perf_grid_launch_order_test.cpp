@@ -37,6 +37,7 @@ TEST(PerfGridLaunchOrder, LongItemsOfEveryHeadGoFirstCostliestFirst) {
 // random keys: lists of a few to thousands of items, keys spanning few values (sorted by counting) or many.
 TEST(PerfGridLaunchOrder, EqualsStablePartitionThenStableSort) {
   Rng rng(21);
+  std::vector<int32_t> reused_order, reused_short;
   for (int trial = 0; trial < 300; ++trial) {
     const int64_t n = rng.uniform_int(1, 3000);
     const int64_t width = trial % 4 == 0 ? int64_t{1} << 30 : rng.uniform_int(1, 50);
@@ -56,6 +57,9 @@ TEST(PerfGridLaunchOrder, EqualsStablePartitionThenStableSort) {
       return keys[static_cast<size_t>(a)] > keys[static_cast<size_t>(b)];
     });
     EXPECT_EQ(grid_launch_order(keys, slots), expected) << trial;
+    // The same into buffers that still hold an earlier call's order (the kernel cost model reuses them).
+    grid_launch_order_into(keys, slots, reused_order, reused_short);
+    EXPECT_EQ(reused_order, expected) << trial;
   }
 }
 
