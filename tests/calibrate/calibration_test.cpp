@@ -166,19 +166,32 @@ TEST(Calibration, RecoversTheCostOfIntervalTestsBeyondTheRegisters) {
   EXPECT_LT(result.fits[0].stats.worst_pct, 0.5);
 }
 
-TEST(Calibration, AnOptionalTermTheRecordsCannotDetermineLeavesOnlyItself) {
-  // kv_expand_bytes_per_element is charged under GQA only: records that are all MHA cannot determine it. That term
-  // leaves the entry; the sustained clocks (at 0 in the truth) stay and are fitted with the base terms.
-  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+/// Forward records of the truth, all MHA (64 kv heads), timed as the truth predicts them: no record informs a
+/// term charged under GQA alone (kv_expand_bytes_per_element).
+std::vector<Record> mha_forward_records(const RecordPredictor& predictor) {
+  const perf::HardwareProfile truth = testing::synthetic_truth_profile();
   std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
   for (Record& r : records) r.key.kv_heads = 64;
-  const RecordPredictor predictor;
   for (Record& r : records) r.time_ms->median = predictor.predict_ms(truth, r);
+  return records;
+}
+
+/// The base profile whose lcab_flash forward also carries kv_expand_bytes_per_element and sustained clocks (at 0).
+perf::HardwareProfile base_with_kv_expand_and_clocks() {
   perf::HardwareProfile base = base_profile();
   perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "fwd", 128, "bf16"));
   start.kv_expand_bytes_per_element = perf::Sourced{0, "start"};
   start.sustained_slowdown = perf::Sourced{0, "start"};
   start.sustained_rate_per_us = perf::Sourced{1e-4, "the GPU's"};
+  return base;
+}
+
+TEST(Calibration, AnOptionalTermTheRecordsCannotDetermineLeavesOnlyItself) {
+  // kv_expand_bytes_per_element is charged under GQA only: records that are all MHA cannot determine it. That term
+  // leaves the entry; the sustained clocks (at 0 in the truth) stay and are fitted with the base terms.
+  const RecordPredictor predictor;
+  const std::vector<Record> records = mha_forward_records(predictor);
+  const perf::HardwareProfile base = base_with_kv_expand_and_clocks();
   const CalibrationResult result = calibrate(records, base, options_with_input(), predictor);
   ASSERT_TRUE(result.failures.empty()) << result.failures.front().reason;
   const perf::KernelParams& f = result.profile.kernel("lcab_flash", "fwd", 128, "bf16");
@@ -192,16 +205,10 @@ TEST(Calibration, EachUndeterminedOptionalTermLeavesAloneEvenWhenSeveralDo) {
   // MHA) and spilled_slice_us (no mask here is wider than the 3 intervals a thread holds). Each leaves when a fit
   // names it; the sustained clocks, which the records do determine, stay (a second failure used to take every
   // optional term out, as on the H200's FlexAttention forward of 2026-11-23).
-  perf::HardwareProfile truth = testing::synthetic_truth_profile();
-  std::vector<Record> records = testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
-  for (Record& r : records) r.key.kv_heads = 64;
   const RecordPredictor predictor;
-  for (Record& r : records) r.time_ms->median = predictor.predict_ms(truth, r);
-  perf::HardwareProfile base = base_profile();
+  const std::vector<Record> records = mha_forward_records(predictor);
+  perf::HardwareProfile base = base_with_kv_expand_and_clocks();
   perf::KernelParams& start = const_cast<perf::KernelParams&>(base.kernel("lcab_flash", "fwd", 128, "bf16"));
-  start.kv_expand_bytes_per_element = perf::Sourced{0, "start"};
-  start.sustained_slowdown = perf::Sourced{0, "start"};
-  start.sustained_rate_per_us = perf::Sourced{1e-4, "the GPU's"};
   start.slices_by_table_width = true;
   start.register_slices = perf::Sourced{3, "given"};
   start.spilled_slice_us = perf::Sourced{0, "start"};

@@ -32,22 +32,34 @@ constexpr int64_t kDenseSeqlen = 2048;
 
 // ---- clipping ---------------------------------------------------------------------------------------------------
 
+// A FULL slice of 1-14 x 1-14 cells near the origin (the type is the caller's to change).
+Slice random_full_slice(Rng& rng) {
+  Slice s;
+  s.q_begin = rng.uniform_int(0, 10);
+  s.q_end = s.q_begin + rng.uniform_int(1, 14);
+  s.k_begin = rng.uniform_int(0, 10);
+  s.k_end = s.k_begin + rng.uniform_int(1, 14);
+  return s;
+}
+
+// A window of 1-12 x 1-12 cells that overlaps such slices or not, shifted to a small local origin.
+ClipWindow random_clip_window(Rng& rng) {
+  ClipWindow w;
+  w.q_begin = rng.uniform_int(0, 20);
+  w.q_end = w.q_begin + rng.uniform_int(1, 12);
+  w.k_begin = rng.uniform_int(0, 20);
+  w.k_end = w.k_begin + rng.uniform_int(1, 12);
+  w.q_shift = rng.uniform_int(-3, 4) - w.q_begin + 2;
+  w.k_shift = rng.uniform_int(-3, 4) - w.k_begin + 2;
+  return w;
+}
+
 TEST(SliceClip, ExactCellsForEveryTypeAndWindow) {
   Rng rng(7);
   for (int trial = 0; trial < 3000; ++trial) {
-    Slice s;
-    s.q_begin = rng.uniform_int(0, 10);
-    s.q_end = s.q_begin + rng.uniform_int(1, 14);
-    s.k_begin = rng.uniform_int(0, 10);
-    s.k_end = s.k_begin + rng.uniform_int(1, 14);
+    Slice s = random_full_slice(rng);
     s.type = static_cast<SliceType>(rng.uniform_int(0, 4));
-    ClipWindow w;
-    w.q_begin = rng.uniform_int(0, 20);
-    w.q_end = w.q_begin + rng.uniform_int(1, 12);
-    w.k_begin = rng.uniform_int(0, 20);
-    w.k_end = w.k_begin + rng.uniform_int(1, 12);
-    w.q_shift = rng.uniform_int(-3, 4) - w.q_begin + 2;
-    w.k_shift = rng.uniform_int(-3, 4) - w.k_begin + 2;
+    const ClipWindow w = random_clip_window(rng);
     std::vector<Slice> out;
     clip_slice(s, w, out);
     ASSERT_LE(out.size(), 3u);
@@ -83,18 +95,8 @@ TEST(SliceClip, ExactCellsForEveryTypeAndWindow) {
 TEST(SliceClip, FullSlicesClipToTheirIntersection) {
   Rng rng(8);
   for (int trial = 0; trial < 3000; ++trial) {
-    Slice s;
-    s.q_begin = rng.uniform_int(0, 10);
-    s.q_end = s.q_begin + rng.uniform_int(1, 14);
-    s.k_begin = rng.uniform_int(0, 10);
-    s.k_end = s.k_begin + rng.uniform_int(1, 14);
-    ClipWindow w;
-    w.q_begin = rng.uniform_int(0, 20);
-    w.q_end = w.q_begin + rng.uniform_int(1, 12);
-    w.k_begin = rng.uniform_int(0, 20);
-    w.k_end = w.k_begin + rng.uniform_int(1, 12);
-    w.q_shift = rng.uniform_int(-3, 4) - w.q_begin + 2;
-    w.k_shift = rng.uniform_int(-3, 4) - w.k_begin + 2;
+    Slice s = random_full_slice(rng);
+    const ClipWindow w = random_clip_window(rng);
     std::vector<Slice> out;
     clip_slice(s, w, out);
     const int64_t qa = std::max(s.q_begin, w.q_begin), qb = std::min(s.q_end, w.q_end);
