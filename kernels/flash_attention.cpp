@@ -16,22 +16,22 @@ namespace lcab::kernels {
 namespace {
 
 struct UploadedWork {
-  DeviceBuffer order, run_offsets, outer_walk, cta_items, runs, slice_offsets, slices;
+  DeviceBuffer order, run_offsets, cta_items, cta_walks, runs, slice_offsets, slices;
   flash::DeviceWork view;
 
   explicit UploadedWork(const FlashPassWork& work)
       : order(DeviceBuffer::upload(work.outer_order)),
         run_offsets(DeviceBuffer::upload(work.run_offsets)),
-        outer_walk(DeviceBuffer::upload(work.outer_walk)),
         cta_items(DeviceBuffer::upload(work.cta_items)),
+        cta_walks(DeviceBuffer::upload(work.cta_walks)),
         runs(DeviceBuffer::upload(work.runs)),
         slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
         slices(DeviceBuffer::upload(work.slices)) {
     view.shape = work.shape;
     view.outer_order = order.as<int32_t>();
     view.run_offsets = run_offsets.as<int32_t>();
-    view.outer_walk = outer_walk.as<int8_t>();
     view.cta_items = cta_items.as<int32_t>();
+    view.cta_walks = cta_walks.as<int8_t>();
     view.runs = runs.as<DeviceRun>();
     view.slice_offsets = slice_offsets.as<int32_t>();
     view.slices = slices.as<DeviceSlice>();
@@ -41,7 +41,7 @@ struct UploadedWork {
     view.section_heads = work.section_heads;
   }
   int64_t bytes() const {
-    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + outer_walk.bytes() + cta_items.bytes() +
+    return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +
                                 runs.bytes() + slice_offsets.bytes() + slices.bytes());
   }
 };

@@ -15,8 +15,8 @@ struct DeviceWork {
   TileShape shape;  ///< the tile shape the list was built for (checked against the kernel's)
   const int32_t* outer_order = nullptr;
   const int32_t* run_offsets = nullptr;
-  const int8_t* outer_walk = nullptr;  ///< backward: [mask][outer_tiles] kWalk* bits (the Hopper backward reads it)
   const int32_t* cta_items = nullptr;  ///< backward: the CTAs' items in launch order (FlashPassWork::cta_items)
+  const int8_t* cta_walks = nullptr;   ///< backward: kWalk* bits of each CTA (FlashPassWork::cta_walks)
   const DeviceRun* runs = nullptr;
   const int32_t* slice_offsets = nullptr;
   const DeviceSlice* slices = nullptr;

@@ -32,7 +32,7 @@ struct DeviceSlice {
 DeviceSlice to_device_slice(const Slice& slice);
 
 /// How the Hopper backward's CTA for one k tile walks its (q head of the GQA group, q tile) steps
-/// (FlashPassWork::outer_walk): by default every q tile of one head in increasing order, then the next head.
+/// (FlashPassWork::outer_walk per k tile, cta_walks per CTA): by default every q tile of one head in increasing order, then the next head.
 /// kWalkDescending: q tiles in decreasing order; kWalkHeadsInner: every head of the group per q tile.
 constexpr int8_t kWalkDescending = 1;
 constexpr int8_t kWalkHeadsInner = 2;
@@ -56,9 +56,15 @@ struct FlashPassWork {
   std::vector<int32_t> outer_order;    ///< [mask][outer_tiles]: outer tile indices, costliest first
   std::vector<int32_t> run_offsets;    ///< [mask][outer_tiles + 1]: into runs (absolute)
   std::vector<int8_t> outer_walk;      ///< backward only: [mask][outer_tiles] kWalk* bits of each outer tile
-  /// Backward only: the CTAs' items in launch order, (batch x kv_heads + kv head) x outer_tiles + outer tile, in
-  /// perf::grid_launch_order (model/perf/grid_launch_order.h) of the head-major costliest-first list.
+  /// Backward only: the CTAs' items in launch order, (batch x kv_heads + kv head) x outer_tiles + outer tile: the
+  /// head-major costliest-first list of CTA units (single k tiles, or pairs: build_backward_work) in
+  /// perf::grid_launch_order (model/perf/grid_launch_order.h), each pair's two CTAs placed so that the second
+  /// starts on the SM where the first ends.
   std::vector<int32_t> cta_items;
+  /// Backward only: the walk (kWalk* bits) of each CTA of cta_items: its k tile's outer_walk, or a pair's.
+  std::vector<int8_t> cta_walks;
+  bool pairs_documents = false;  ///< backward only: cta_items pairs the k tiles of documents
+  int64_t debug_makespans[2] = {0, 0};
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
@@ -82,8 +88,24 @@ int32_t forward_kv_heads_per_section(int64_t kv_heads, int64_t seqlen_k, int64_t
 
 /// Forward work (outer = q-tile rows) for the problem's slices with the given tile shape.
 FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape);
+/// The backward pairs the k tiles of documents (below) only when the launch's makespan, played with the run keys as
+/// durations, stays within this factor of the unpaired launch's. Measured on an H100 (bf16, hd 128, 64/8 heads):
+/// pairs that lengthen the played makespan by up to 3% (causal at 32K and 64K) still ran 4-7% faster, through L2;
+/// those that lengthen it by 19% and 36% (causal_document at 4K and 8K, short documents against an SM's share) ran
+/// 15% and 11% slower.
+constexpr double kBackwardPairMakespanRatio = 1.05;
+
 /// Backward work (outer = k tiles, inner = q tiles touching them), from the same kind of tiling; `slots`: the CTAs
 /// the GPU runs at once (its SMs), for the launch order.
-FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots);
+///
+/// Pairs (`pair_documents`): a document's k tiles end on the same q tile and start 2 q tiles later each (causal,
+/// causal_document). Left alone, the CTAs that replace the short ones start one by one, each kv head's CTAs spread
+/// over the whole document, and their Q, dO and dQ rows fall out of L2 (causal 16K on an H100: 75% L2 hits and 8.9 GB
+/// written back, against 98% on full). Paired first with last, the short k tile walks down from the shared end and
+/// then, on the same SM, the long one walks up from its first q tile: a pair's first q tiles sum to the same number
+/// for every pair of the document, so all its pairs are on the same q tile at every step, in both halves, and all
+/// are equally long (96% L2 hits on causal 16K).
+FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
+                                  bool pair_documents = true);
 
 }  // namespace lcab::kernels

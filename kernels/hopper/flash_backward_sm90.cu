@@ -2,13 +2,15 @@
 // (delta = rowsum(dO * O), dQ accumulator zeroed) and the dQ conversion are the mma.sync path's launches.
 //
 // One CTA per (k tile of 128 keys, kv head, batch element), in the work list's launch order (each kv head's k tiles
-// costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order).
+// costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order; where documents
+// are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h).
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
-//     lanes, into a kStages-deep ring completing on mbarriers. The order of these steps is the k tile's walk
+//     lanes, into a kStages-deep ring completing on mbarriers. The order of these steps is the CTA's walk
 //     (work list, kWalk* in flash_work.h): q tiles ascending per head, or, where neighbouring k tiles share their
 //     last q tile (documents), from that end down with the group's heads inner, so that the CTAs of a document
-//     read and reduce the same rows at the same time.
+//     read and reduce the same rows at the same time (a pair's second CTA walks up from its first q tile, heads
+//     inner, in step with the other pairs' second CTAs).
 //   - Two consumer warpgroups own 64 keys each. Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
 //     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
@@ -95,9 +97,10 @@ struct KTile {
 
 __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
   const Shape& s = p.shape;
-  // The work list's launch order (perf::grid_launch_order): head-major, each head's k tiles costliest first, so
-  // that the CTAs resident together walk the same q heads' rows (their dQ reductions and Q/dO loads meet in L2),
-  // except that k tiles long against one SM's share of the work start first, whatever their head.
+  // The work list's launch order (perf::grid_launch_order): head-major, each head's k tiles (or pairs of a
+  // document's k tiles) costliest first, so that the CTAs resident together walk the same q heads' rows (their dQ
+  // reductions and Q/dO loads meet in L2), except that units long against one SM's share of the work start first,
+  // whatever their head.
   const int item = p.work.cta_items[blockIdx.x];
   KTile kt;
   kt.k_tile = item % p.work.outer_tiles;
@@ -108,7 +111,7 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
   const int outer = kt.mask * p.work.outer_tiles + kt.k_tile;
   kt.run_begin = warp_uniform(p.work.run_offsets[outer]);
   kt.run_end = warp_uniform(p.work.run_offsets[outer + 1]);
-  kt.walk = warp_uniform(static_cast<int>(p.work.outer_walk[outer]));
+  kt.walk = warp_uniform(static_cast<int>(p.work.cta_walks[blockIdx.x]));
   return kt;
 }
 

@@ -172,8 +172,11 @@ TEST(FlashWork, BackwardCtasStartTheLongKTilesOfEveryKvHeadFirst) {
   // Causal 4K, 8 kv heads, 132 SMs: k tile j has 64 - 2j q tiles (two of them partial); the k tiles of at least
   // a quarter of an SM's share of the work (total / (4 x 132)) start first, costliest first across the kv heads: k tile 0
   // of kv heads 0..7, then k tile 1 of each, ...; the rest follow head after head.
+  // (Documents unpaired here: the pairs are the next test's.)
   const AttentionProblem p = make_problem(make_mask("causal", 4096), 1, 64, 8, 128, DType::kBf16);
-  const FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
+  const FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132,
+                                              /*pair_documents=*/false);
+  ASSERT_FALSE(w.pairs_documents);
   ASSERT_EQ(w.outer_tiles, 32);
   ASSERT_EQ(w.cta_items.size(), static_cast<size_t>(8 * 32));
   std::vector<int32_t> sorted = w.cta_items;
@@ -193,6 +196,105 @@ TEST(FlashWork, BackwardCtasStartTheLongKTilesOfEveryKvHeadFirst) {
   const FlashPassWork full = build_backward_work(make_problem(make_mask("full", 4096), 1, 64, 8, 128, DType::kBf16),
                                                  flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
   for (int32_t n = 0; n < 8 * 32; ++n) EXPECT_EQ(full.cta_items[n], n);
+}
+
+// A k tile's run key (4 x q tiles + partial ones), the duration the launch order plays with.
+int64_t key_of(const FlashPassWork& w, int32_t outer) {
+  int64_t key = 0;
+  for (int32_t r = w.run_offsets[outer]; r < w.run_offsets[outer + 1]; ++r) {
+    const int64_t tiles = (w.runs[r].end_and_partial & kEndMask) - w.runs[r].begin;
+    key += tiles * (w.runs[r].end_and_partial < 0 ? 5 : 4);
+  }
+  return key;
+}
+
+struct Dispatched {
+  int64_t slot = -1, start = 0, end = 0;
+};
+
+// The GPU's dispatch of `w.cta_items` in grid order (the next CTA to the first slot that frees up, lowest slot on
+// ties), with the run keys as durations: where and when each CTA (by launch position) runs.
+std::vector<Dispatched> dispatch_in_grid_order(const FlashPassWork& w, int64_t slots) {
+  std::vector<int64_t> free_at(static_cast<size_t>(slots), 0);
+  std::vector<Dispatched> out;
+  for (int32_t item : w.cta_items) {
+    const auto slot = std::min_element(free_at.begin(), free_at.end()) - free_at.begin();
+    const int64_t duration = std::max<int64_t>(key_of(w, item % w.outer_tiles), 1);
+    out.push_back({slot, free_at[slot], free_at[slot] + duration});
+    free_at[slot] += duration;
+  }
+  return out;
+}
+
+TEST(FlashWork, BackwardPairsADocumentsKTilesFirstWithLastBackToBackOnOneSm) {
+  // Causal 16K, 8 kv heads, 132 SMs: 128 k tiles per kv head, k tile j sees q tiles 2j..255. Paired, k tile 127 - i
+  // (short) walks down from q tile 255, then k tile i (long) walks up from q tile 2i on the same SM as it ends: the
+  // pairs' first q tiles sum to 254, so every pair is on the same q tile at every step, in both halves.
+  const AttentionProblem p = make_problem(make_mask("causal", 16384), 1, 64, 8, 128, DType::kBf16);
+  const FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
+  ASSERT_TRUE(w.pairs_documents);
+  ASSERT_EQ(w.outer_tiles, 128);
+  ASSERT_EQ(w.cta_items.size(), static_cast<size_t>(8 * 128));
+  ASSERT_EQ(w.cta_walks.size(), w.cta_items.size());
+  std::vector<int32_t> sorted = w.cta_items;
+  std::sort(sorted.begin(), sorted.end());
+  for (int32_t n = 0; n < 8 * 128; ++n) ASSERT_EQ(sorted[n], n);
+  const std::vector<Dispatched> runs = dispatch_in_grid_order(w, 132);
+  int longs = 0, back_to_back = 0;
+  for (size_t n = 0; n < w.cta_items.size(); ++n) {
+    const int32_t tile = w.cta_items[n] % 128;
+    const int32_t kv = w.cta_items[n] / 128;
+    if (w.cta_walks[n] == kWalkFromSharedEnd) {
+      EXPECT_GE(tile, 64) << "the short half of a pair walks from the shared end";
+      continue;
+    }
+    ASSERT_EQ(w.cta_walks[n], kWalkHeadsInner) << "position " << n;
+    ASSERT_LT(tile, 64);
+    ++longs;
+    // Its partner: k tile 127 - tile of the same kv head, earlier in the grid, ending on this slot as this starts.
+    const auto partner = std::find(w.cta_items.begin(), w.cta_items.begin() + static_cast<std::ptrdiff_t>(n),
+                                   kv * 128 + 127 - tile);
+    ASSERT_NE(partner, w.cta_items.begin() + static_cast<std::ptrdiff_t>(n)) << "k tile " << tile;
+    // Back to back, or (once every pair has started) on an SM that frees up earlier.
+    const Dispatched& first = runs[static_cast<size_t>(partner - w.cta_items.begin())];
+    if (first.slot == runs[n].slot && first.end == runs[n].start) {
+      ++back_to_back;
+    } else {
+      EXPECT_LT(runs[n].start, first.end) << "k tile " << tile << " of kv head " << kv;
+    }
+  }
+  EXPECT_EQ(longs, 8 * 64);
+  // 512 pairs on 132 SMs: in the last round (116 pairs) the 16 SMs left without a pair start the long halves of the
+  // pairs whose short halves end last.
+  EXPECT_EQ(back_to_back, 8 * 64 - 16);
+}
+
+TEST(FlashWork, BackwardPairsOnlyWhereTheLaunchStaysBalanced) {
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);
+  const auto work = [&](const char* mask, int64_t seqlen, bool pair) {
+    return build_backward_work(make_problem(make_mask(mask, seqlen), 1, 64, 8, 128, DType::kBf16), shape, 132, pair);
+  };
+  const auto makespan = [](const FlashPassWork& w) {
+    int64_t end = 0;
+    for (const Dispatched& d : dispatch_in_grid_order(w, 132)) end = std::max(end, d.end);
+    return end;
+  };
+  // Causal: every length pairs (played makespan 0.91 to 1.03 of the unpaired launch's).
+  for (int64_t seqlen : {4096, 8192, 32768, 65536}) {
+    const FlashPassWork paired = work("causal", seqlen, true);
+    EXPECT_TRUE(paired.pairs_documents) << seqlen;
+    EXPECT_LE(static_cast<double>(makespan(paired)),
+              kBackwardPairMakespanRatio * static_cast<double>(makespan(work("causal", seqlen, false))))
+        << seqlen;
+  }
+  // Short documents against an SM's share (causal_document at 8K: 1.36 of the unpaired makespan) stay unpaired,
+  // in the unpaired launch order; long ones pair.
+  const FlashPassWork documents_8k = work("causal_document", 8192, true);
+  EXPECT_FALSE(documents_8k.pairs_documents);
+  EXPECT_EQ(documents_8k.cta_items, work("causal_document", 8192, false).cta_items);
+  EXPECT_TRUE(work("causal_document", 65536, true).pairs_documents);
+  // Equal k tiles (full) have nothing to pair.
+  EXPECT_FALSE(work("full", 8192, true).pairs_documents);
 }
 
 TEST(FlashWork, PerKvHeadMasksGetOneListEach) {
