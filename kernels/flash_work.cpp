@@ -170,10 +170,14 @@ std::vector<CtaUnit> cta_units(const FlashPassWork& work, const std::vector<int6
     while (end < work.outer_tiles && walks_from_end(end) && last_q_tile(work, base + static_cast<size_t>(end)) == last) {
       ++end;
     }
-    // k tiles [begin, end) end on the same q tile and start later with the index: pair i (long) with j (short).
+    // k tiles [begin, end) end on the same q tile and start later with the index: pair i (long) with j (short),
+    // from the outside in, while the pairs' first q tiles keep the outermost pair's sum (the pairs stay in step).
+    const int32_t first_sum = first_q_tile(work, base + static_cast<size_t>(begin)) +
+                              first_q_tile(work, base + static_cast<size_t>(end - 1));
     for (int32_t i = begin, j = end - 1; i < j; ++i, --j) {
       const size_t long_tile = base + static_cast<size_t>(i), short_tile = base + static_cast<size_t>(j);
       if (first_q_tile(work, long_tile) == first_q_tile(work, short_tile)) break;
+      if (first_q_tile(work, long_tile) + first_q_tile(work, short_tile) != first_sum) break;
       CtaUnit unit;
       unit.parts = 2;
       unit.tiles[0] = j;
