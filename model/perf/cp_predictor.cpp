@@ -69,15 +69,26 @@ const CommCostModel& CpPredictor::comm_model(int64_t gpus) {
   return *it->second;
 }
 
+std::vector<int64_t> sampled_bound_positions(int64_t ring) {
+  std::vector<int64_t> out;
+  if (ring <= kSampledBoundPositions) {
+    for (int64_t p = 0; p < ring; ++p) out.push_back(p);
+    return out;
+  }
+  for (int64_t n = 0; n < kSampledBoundPositions; ++n) out.push_back(n * (ring - 1) / (kSampledBoundPositions - 1));
+  return out;
+}
+
 CpPredictor::Lockstep CpPredictor::lockstep(const cp::CpMethod& method, const cp::CpConfig& config,
-                                            const KernelChoice& kernel, const std::vector<cp::Pass>& passes) {
+                                            const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                                            const std::vector<int64_t>& costed) {
   Lockstep l;
   for (cp::Pass pass : passes) {
     l.programs.push_back(method.program(config, pass));
     l.models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, config.workload.head_dim, kernel.dtype);
   }
   l.items = items_->get(l.programs.front(), kernel.impl + "/" + kernel.dtype, l.models[0], l.models[1],
-                        profile_.executor_pass_rate());
+                        profile_.executor_pass_rate(), costed);
   return l;
 }
 
@@ -242,36 +253,20 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
   return prediction;
 }
 
-CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
-                           bool with_time_bound) {
-  LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
-  CpBound b;
-  b.config = normalized(config);
-  const CommCostModel& comm = comm_model(b.config.gpus);
-  const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
-  std::vector<PassBound> pass_bounds;
-  if (method.program) {
-    const Lockstep l = lockstep(method, b.config, kernel, passes);
-    for (size_t n = 0; n < passes.size(); ++n) {
-      const cp::UlyssesRingProgram& program = l.programs[n];
-      pass_bounds.push_back(bound_lockstep(program, *l.items,
-                                           cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
-      const double played = ulysses_members_equivalent(program, *l.items, comm)
-                                ? static_cast<double>(program.layout().ring)
-                                : static_cast<double>(b.config.gpus);
-      b.work += played * program.num_steps();
-    }
-  } else {
-    b.work = static_cast<double>(b.config.gpus * passes.size());
-    b.passes = passes;
-    if (!with_time_bound) return b;
-    const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);
-    for (size_t n = 0; n < passes.size(); ++n) {
-      const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
-      pass_bounds.push_back(perf::bound(*(*built)[n].schedule, (*built)[n].models(profile_, model, comm)));
-    }
-  }
-  b.passes = passes;
+namespace {
+
+// How long a lock-step play of `program` takes, relatively: ranks played x steps.
+double lockstep_work(const cp::UlyssesRingProgram& program, const RingItemCosts& items, const CommCostModel& comm,
+                     int64_t gpus) {
+  const double played = ulysses_members_equivalent(program, items, comm) ? static_cast<double>(program.layout().ring)
+                                                                         : static_cast<double>(gpus);
+  return played * program.num_steps();
+}
+
+// Sets b's pass bounds, total time bound and peak memory from the passes' bounds.
+void set_pass_bounds(CpBound& b, std::vector<PassBound> pass_bounds) {
+  b.time_lower_bound_us = 0;
+  b.peak_mem_bytes = 0;
   for (PassBound& p : pass_bounds) {
     // A bound sums kernel times in another order than the play adds them up: a margin far above rounding keeps
     // it below the simulated time also when a rank computes back to back.
@@ -280,6 +275,58 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
     b.peak_mem_bytes = std::max(b.peak_mem_bytes, p.peak_mem_bytes);
   }
   b.pass_bounds = std::move(pass_bounds);
+}
+
+}  // namespace
+
+bool CpPredictor::sampled_lockstep_bound(const cp::CpMethod& method, const KernelChoice& kernel,
+                                         const std::vector<cp::Pass>& passes, const CommCostModel& comm, CpBound& b) {
+  const Lockstep l = lockstep(method, b.config, kernel, passes, sampled_bound_positions(b.config.ring_degree));
+  std::vector<PassBound> pass_bounds;
+  double work = 0;  // the table's groups set it, not its positions: the sample's is the whole table's
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const std::optional<PassBound> p = sampled_bound_lockstep(
+        l.programs[n], *l.items, cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm));
+    if (!p) return false;
+    pass_bounds.push_back(*p);
+    work += lockstep_work(l.programs[n], *l.items, comm, b.config.gpus);
+  }
+  set_pass_bounds(b, std::move(pass_bounds));
+  b.work = work;
+  b.sampled = true;
+  return true;
+}
+
+CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                           bool with_time_bound, int64_t sampled_from_ring) {
+  LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
+  CpBound b;
+  b.config = normalized(config);
+  b.passes = passes;
+  const CommCostModel& comm = comm_model(b.config.gpus);
+  const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
+  std::vector<PassBound> pass_bounds;
+  if (method.program) {
+    if (sampled_from_ring > 0 && b.config.ring_degree >= sampled_from_ring &&
+        sampled_lockstep_bound(method, kernel, passes, comm, b))
+      return b;
+    const Lockstep l = lockstep(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const cp::UlyssesRingProgram& program = l.programs[n];
+      pass_bounds.push_back(bound_lockstep(program, *l.items,
+                                           cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
+      b.work += lockstep_work(program, *l.items, comm, b.config.gpus);
+    }
+  } else {
+    b.work = static_cast<double>(b.config.gpus * passes.size());
+    if (!with_time_bound) return b;
+    const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
+      pass_bounds.push_back(perf::bound(*(*built)[n].schedule, (*built)[n].models(profile_, model, comm)));
+    }
+  }
+  set_pass_bounds(b, std::move(pass_bounds));
   return b;
 }
 

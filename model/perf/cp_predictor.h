@@ -49,6 +49,15 @@ struct PredictOptions {
   bool summaries_only() const { return !critical_path && !keep_schedules && !keep_timings; }
 };
 
+/// A ring this long is bounded from a sample in the planner by default (PlanRequest::sampled_bound_min_ring): below
+/// it, the whole item table costs little more than the sample (and usp / loongtrain candidates, simulated in most
+/// plans, share it).
+constexpr int64_t kSampledBoundMinRing = 256;
+/// Ring positions a sampled bound costs: spread evenly over the ring, the first and the last among them.
+constexpr int64_t kSampledBoundPositions = 16;
+/// The positions a sampled bound of a ring of `ring` positions costs (ascending; all of them for a short ring).
+std::vector<int64_t> sampled_bound_positions(int64_t ring);
+
 /// A config before it is simulated (CpPredictor::bound): what the planner ranks candidates by and prunes with.
 struct CpBound {
   cp::CpConfig config;              ///< normalized
@@ -57,6 +66,9 @@ struct CpBound {
   double time_lower_bound_us = 0;   ///< summed over passes; the prediction's time_us() is never below it
   int64_t peak_mem_bytes = 0;       ///< exactly the prediction's peak_mem_bytes()
   double work = 0;                  ///< how long its simulation takes, relatively: ranks played x steps x passes
+  /// The time bound (time_lower_bound_us and the passes') is a sampled one (CpPredictor::bound with
+  /// sampled_from_ring), at most the full bound; false: the full bound.
+  bool sampled = false;
 };
 
 class CpPredictor {
@@ -75,8 +87,12 @@ class CpPredictor {
   /// lower bound of its time (PassBound in cp_simulator.h), from the same item tables and schedules predict() uses.
   /// with_time_bound false: only the normalized config and the work estimate, without building schedules (time
   /// bound and peak memory 0) for methods that have no step program.
+  /// sampled_from_ring > 0: a ulysses/ring config of at least that many ring positions is bounded from the items of
+  /// sampled_bound_positions() only (sampled_bound_lockstep: a time not above the full bound, the exact peak memory),
+  /// without its R^2-item table, unless the sample cannot tell the peak memory exactly; CpBound::sampled says which
+  /// bound was made. 0: always the full bound.
   CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
-                bool with_time_bound = true);
+                bool with_time_bound = true, int64_t sampled_from_ring = 0);
   /// The kernel cost model of (impl, pass, head dim, dtype), made once.
   const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
                                       const std::string& dtype);
@@ -104,8 +120,13 @@ class CpPredictor {
   /// Built without a schedule when it does not apply).
   Built build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass, const KernelCostModel& model,
               bool on_grid, const cp::Schedule* items_from = nullptr, bool resolve = true);
+  /// costed: the ring positions of the item table (empty: all; a sample only for a bound).
   Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
-                    const std::vector<cp::Pass>& passes);
+                    const std::vector<cp::Pass>& passes, const std::vector<int64_t>& costed = {});
+  /// The sampled bound of a ulysses/ring config into `b` (config, passes and work already
+  /// set); false, `b` untouched, when the sample cannot give the exact peak memory of some pass.
+  bool sampled_lockstep_bound(const cp::CpMethod& method, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                              const CommCostModel& comm, CpBound& b);
   /// The schedules of `passes` of a normalized config of a method without a step program, as build() makes them
   /// pass by pass (on the grid where it applies, else the first pass resolved from the mask and the others from its
   /// items), except that a resolved schedule of a method with build_with_items keeps no slices: its items' kernel
