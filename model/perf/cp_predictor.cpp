@@ -101,11 +101,11 @@ CpCostModels CpPredictor::Built::models(const HardwareProfile& profile, const Ke
 
 CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
                                       const KernelCostModel& model, bool on_grid, const cp::Schedule* items_from,
-                                      bool resolve) {
+                                      bool resolve, const std::vector<uint8_t>* sample) {
   Built b;
   if (on_grid && method.build_with_items) {
-    std::optional<GridSchedule> counted =
-        build_on_grid(method, cp::normalize_config(config), pass, model, items_->grid(config.workload.mask, model));
+    std::optional<GridSchedule> counted = build_on_grid(method, cp::normalize_config(config), pass, model,
+                                                        items_->grid(config.workload.mask, model), sample);
     if (counted) {
       b.schedule = std::make_shared<cp::Schedule>(std::move(counted->schedule));
       b.item_costs = std::move(counted->item_costs);
@@ -124,6 +124,16 @@ CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpCo
 }
 
 namespace {
+
+// A maker giving `make`'s items for the ranks r with sample[r] set and none for the others (it is called for the
+// sampled ranks only, in the builder's order).
+cp::ComputeItemMaker items_of_ranks(cp::ComputeItemMaker make, const std::vector<uint8_t>& sample) {
+  return [make = std::move(make), &sample](int rank, int step, const cp::TokenMap& q_map,
+                                            const cp::TokenMap& k_map) -> std::optional<cp::ComputeItem> {
+    if (!sample[static_cast<size_t>(rank)]) return std::nullopt;
+    return make(rank, step, q_map, k_map);
+  };
+}
 
 bool same_config(const cp::CpConfig& a, const cp::CpConfig& b) {
   const cp::Workload& x = a.workload;
@@ -147,23 +157,32 @@ std::shared_ptr<const std::vector<CpPredictor::Built>> CpPredictor::built_passes
     if (same_config(k.config, config) && k.kernel.impl == kernel.impl && k.kernel.dtype == kernel.dtype &&
         k.passes == passes)
       return k.built;
-  auto out = std::make_shared<std::vector<Built>>(passes.size());
-  std::vector<size_t> resolved;  // passes not on the grid
-  for (size_t n = 0; n < passes.size(); ++n) {
-    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
-    Built b = build(method, config, passes[n], model, true, nullptr, /*resolve=*/false);
-    if (b.schedule) (*out)[n] = std::move(b);
-    else resolved.push_back(n);
-  }
-  if (!resolved.empty()) build_resolved(method, config, kernel, passes, resolved, *out);
+  auto out = std::make_shared<std::vector<Built>>(make_built_passes(method, config, kernel, passes, nullptr));
   builds_.push_back({config, kernel, passes, out});
   if (builds_.size() > kMaxKeptBuilds) builds_.erase(builds_.begin());
   return out;
 }
 
+std::vector<CpPredictor::Built> CpPredictor::make_built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
+                                                               const KernelChoice& kernel,
+                                                               const std::vector<cp::Pass>& passes,
+                                                               const std::vector<uint8_t>* sample) {
+  std::vector<Built> out(passes.size());
+  std::vector<size_t> resolved;  // passes not on the grid
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
+    Built b = build(method, config, passes[n], model, true, nullptr, /*resolve=*/false, sample);
+    if (b.schedule) out[n] = std::move(b);
+    else resolved.push_back(n);
+  }
+  if (!resolved.empty()) build_resolved(method, config, kernel, passes, resolved, sample, out);
+  return out;
+}
+
 void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                                  const std::vector<cp::Pass>& passes, const std::vector<size_t>& resolved,
-                                 std::vector<Built>& out) {
+                                 const std::vector<uint8_t>* sample, std::vector<Built>& out) {
+  LCAB_CHECK(!sample || method.resolving_items, "method " << method.name << " cannot resolve some ranks' items only");
   if (!method.build_with_items) {  // every pass resolved from the mask, as build() makes it
     for (size_t n : resolved) out[n].schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, passes[n]));
     return;
@@ -174,7 +193,10 @@ void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig&
   for (size_t n : resolved)
     models[static_cast<int>(passes[n])] = &kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
   const size_t first = resolved.front();
-  auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, passes[first]));
+  auto schedule = std::make_shared<cp::Schedule>(
+      sample ? method.build_with_items(cp::normalize_config(config), passes[first],
+                                       items_of_ranks(method.resolving_items(cp::normalize_config(config)), *sample))
+             : cp::build_schedule(config, passes[first]));
   std::array<std::vector<std::vector<KernelCost>>, 2> costs = item_costs_of(*schedule, models);
   for (cp::RankSchedule& rank : schedule->ranks)
     for (cp::ComputeItem& item : rank.items) std::vector<std::vector<Slice>>().swap(item.slices);
@@ -297,6 +319,47 @@ bool CpPredictor::sampled_lockstep_bound(const cp::CpMethod& method, const Kerne
   return true;
 }
 
+namespace {
+
+// The largest workspace an item of a materialized schedule of a method with build_with_items can have in the pass
+// of `model`: its items compute every head over rows of their rank's input shard (ComputeItemMaker), which have
+// cells only from its first row that is not a pad to its last.
+int64_t largest_item_workspace(const cp::Schedule& schedule, const KernelCostModel& model) {
+  int64_t rows = 0;
+  for (int r = 0; r < schedule.gpus(); ++r)
+    rows = std::max(rows, schedule.token_maps[static_cast<size_t>(r)].real_row_span());
+  cp::ComputeItem all_heads;  // what the shape reads: the heads
+  all_heads.q_heads = {0, schedule.config.workload.heads};
+  all_heads.kv_heads = {0, schedule.config.workload.kv_heads};
+  return attention_workspace_bytes(item_shape(all_heads, schedule.config.workload), rows, rows, model.pass());
+}
+
+// The ranks of a sampled bound of a config of `gpus` ranks, as flags.
+std::vector<uint8_t> sampled_ranks(int64_t gpus) {
+  std::vector<uint8_t> sample(static_cast<size_t>(gpus), 0);
+  for (const int64_t r : sampled_bound_positions(gpus)) sample[static_cast<size_t>(r)] = 1;
+  return sample;
+}
+
+}  // namespace
+
+bool CpPredictor::sampled_built_bound(const cp::CpMethod& method, const KernelChoice& kernel,
+                                      const std::vector<cp::Pass>& passes, const CommCostModel& comm, CpBound& b) {
+  const std::vector<uint8_t> sample = sampled_ranks(b.config.gpus);
+  const std::vector<Built> built = make_built_passes(method, b.config, kernel, passes, &sample);
+  std::vector<PassBound> pass_bounds;
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
+    const cp::Schedule& schedule = *built[n].schedule;
+    const PassBound p = perf::bound(schedule, built[n].models(profile_, model, comm));
+    if (p.peak_mem_bytes != schedule.peak_buffer_bytes() + largest_item_workspace(schedule, model)) return false;
+    pass_bounds.push_back(p);
+  }
+  set_pass_bounds(b, std::move(pass_bounds));
+  b.sampled = true;
+  return true;
+}
+
 CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
                            bool with_time_bound, int64_t sampled_from_ring) {
   LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
@@ -320,6 +383,9 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
   } else {
     b.work = static_cast<double>(b.config.gpus * passes.size());
     if (!with_time_bound) return b;
+    if (sampled_from_ring > 0 && b.config.ring_degree >= sampled_from_ring && method.build_with_items &&
+        method.resolving_items && sampled_built_bound(method, kernel, passes, comm, b))
+      return b;
     const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);
     for (size_t n = 0; n < passes.size(); ++n) {
       const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);

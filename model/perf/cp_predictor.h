@@ -89,7 +89,8 @@ class CpPredictor {
   /// bound and peak memory 0) for methods that have no step program.
   /// sampled_from_ring > 0: a ulysses/ring config of at least that many ring positions is bounded from the items of
   /// sampled_bound_positions() only (sampled_bound_lockstep: a time not above the full bound, the exact peak memory),
-  /// without its R^2-item table, unless the sample cannot tell the peak memory exactly; CpBound::sampled says which
+  /// without its R^2-item table, and an allgather config of at least that many ranks from those ranks' items only
+  /// (sampled_built_bound), unless the sample cannot tell the peak memory exactly; CpBound::sampled says which
   /// bound was made. 0: always the full bound.
   CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
                 bool with_time_bound = true, int64_t sampled_from_ring = 0);
@@ -117,9 +118,11 @@ class CpPredictor {
   };
   /// items_from: a schedule of the same config in another pass whose items a method with build_with_items reuses
   /// (cp::items_of) instead of resolving the mask again; null to resolve. resolve false: only the grid path (a
-  /// Built without a schedule when it does not apply).
+  /// Built without a schedule when it does not apply). sample: for the grid path, the ranks that get items
+  /// (build_on_grid); null: all.
   Built build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass, const KernelCostModel& model,
-              bool on_grid, const cp::Schedule* items_from = nullptr, bool resolve = true);
+              bool on_grid, const cp::Schedule* items_from = nullptr, bool resolve = true,
+              const std::vector<uint8_t>* sample = nullptr);
   /// costed: the ring positions of the item table (empty: all; a sample only for a bound).
   Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                     const std::vector<cp::Pass>& passes, const std::vector<int64_t>& costed = {});
@@ -136,10 +139,23 @@ class CpPredictor {
   std::shared_ptr<const std::vector<Built>> built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
                                                          const KernelChoice& kernel,
                                                          const std::vector<cp::Pass>& passes);
-  /// The resolved passes of built_passes(): out[n] for every n in `resolved` (passes[n] not on the grid).
+  /// The schedules built_passes() keeps, made afresh. sample: when given, only the ranks r with sample[r] set get
+  /// their items, the others none (schedules for a lower bound; the method needs resolving_items), else all.
+  std::vector<Built> make_built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
+                                       const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                                       const std::vector<uint8_t>* sample);
+  /// The resolved passes of make_built_passes(): out[n] for every n in `resolved` (passes[n] not on the grid).
   void build_resolved(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                       const std::vector<cp::Pass>& passes, const std::vector<size_t>& resolved,
-                      std::vector<Built>& out);
+                      const std::vector<uint8_t>* sample, std::vector<Built>& out);
+  /// The sampled bound of a config of a method with build_with_items and resolving_items (allgather) into `b`
+  /// (config, passes and work already set): perf::bound() of schedules whose items are those of
+  /// sampled_bound_positions() ranks only (a time not above the full bound: the other ranks' compute streams are
+  /// left empty, every other op is the same), given when the sampled items reach the largest workspace an item can
+  /// have (all heads over its rank's rows from the first that is not a pad to the last), so that its peak memory is
+  /// exact; false, `b` untouched, otherwise.
+  bool sampled_built_bound(const cp::CpMethod& method, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                           const CommCostModel& comm, CpBound& b);
   struct KeptBuild {
     cp::CpConfig config;
     KernelChoice kernel;

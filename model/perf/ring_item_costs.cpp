@@ -48,19 +48,6 @@ class ItemKinds {
   size_t kept_slices_ = 0;
 };
 
-// Rows from a map's first row that is not a pad to its last one (0 when all are pads).
-int64_t real_row_span(const cp::TokenMap& map) {
-  int64_t row = 0, first = -1, end = 0;
-  for (const cp::Segment& s : map.segments) {
-    if (!s.pad) {
-      if (first < 0) first = row;
-      end = row + s.length;
-    }
-    row += s.length;
-  }
-  return first < 0 ? 0 : end - first;
-}
-
 }  // namespace
 
 RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
@@ -189,7 +176,7 @@ void RingItemCosts::set_workspace_limits(const cp::UlyssesRingProgram& program,
                                          const std::array<const KernelCostModel*, 2>& models) {
   const cp::Workload& wl = program.skeleton().config.workload;
   int64_t rows = 0;  // the most rows an item can span: pads hold no cell
-  for (const cp::TokenMap& map : program.sharding().positions) rows = std::max(rows, real_row_span(map));
+  for (const cp::TokenMap& map : program.sharding().positions) rows = std::max(rows, map.real_row_span());
   for (int pass = 0; pass < 2; ++pass) {
     if (!models[pass]) continue;
     for (const int64_t u : group_members_) {

@@ -348,9 +348,10 @@ TEST(PerfLockstepSimulator, SampledTablesCostTheirPositionsAsTheWholeTable) {
         }
         ++compared;
       }
-      if (in_sample)
+      if (in_sample) {
         EXPECT_EQ(sampled.row_total(cp::Pass::kBackward, 0, pos, true).attention_us,
                   whole.row_total(cp::Pass::kBackward, 0, pos, true).attention_us);
+      }
     }
     const CommCostModel comm(h100, ClusterShape{normal.gpus, normal.gpus_per_node});
     EXPECT_THROW(simulate_lockstep(program, sampled, cost_models(h100, bwd, comm)), Error);

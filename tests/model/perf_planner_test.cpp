@@ -1,6 +1,7 @@
 #include "model/perf/planner.h"
 
 #include <algorithm>
+#include <iostream>
 #include <memory>
 
 #include <gtest/gtest.h>
@@ -203,14 +204,15 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
 }
 
 // CpPredictor::bound with sampled_from_ring gives the sampled bound when the sample finds the largest workspace, and
-// the full bound otherwise. A ring of 32 (zigzag chunks of 256 tokens) where only position `with_cells` has cells:
-// its rows attend chunk 5; the sample holds position 2, not 3.
+// the full bound otherwise. A ring (and an allgather) of 32 ranks (zigzag chunks of 256 tokens) where only position
+// `with_cells` has cells: its rows attend chunk 5; the sample holds position 2, not 3.
 TEST(PerfPlanner, SampledBoundsFallBackToTheFullBoundWhenTheSampleMissesThePeakMemory) {
   const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  for (const char* method : {"ring", "allgather"})
   for (const int64_t with_cells : {2, 3}) {
     const int64_t chunk = 256, low = with_cells * chunk, high = (63 - with_cells) * chunk;
     cp::CpConfig c;
-    c.method = "ring";
+    c.method = method;
     c.gpus = 32;
     c.gpus_per_node = 8;
     c.sharding = cp::ShardingKind::kZigzag;
@@ -222,12 +224,53 @@ TEST(PerfPlanner, SampledBoundsFallBackToTheFullBoundWhenTheSampleMissesThePeakM
     const CpBound full = predictor.bound(c, {}, passes);
     const CpBound sampled = predictor.bound(c, {}, passes, true, 2);
     EXPECT_FALSE(full.sampled);
-    EXPECT_EQ(sampled.sampled, with_cells == 2) << with_cells;
-    EXPECT_EQ(sampled.peak_mem_bytes, full.peak_mem_bytes) << with_cells;
-    EXPECT_LE(sampled.time_lower_bound_us, full.time_lower_bound_us) << with_cells;
+    EXPECT_EQ(sampled.sampled, with_cells == 2) << method << " " << with_cells;
+    EXPECT_EQ(sampled.peak_mem_bytes, full.peak_mem_bytes) << method << " " << with_cells;
+    EXPECT_LE(sampled.time_lower_bound_us, full.time_lower_bound_us) << method << " " << with_cells;
     EXPECT_EQ(sampled.work, full.work);
-    if (!sampled.sampled) EXPECT_EQ(sampled.time_lower_bound_us, full.time_lower_bound_us);
+    if (!sampled.sampled) {
+      EXPECT_EQ(sampled.time_lower_bound_us, full.time_lower_bound_us);
+    }
   }
+}
+
+// An allgather's sampled bound (CpPredictor::bound with sampled_from_ring: the items of 16 ranks only) is at most its
+// full bound and each pass's simulated time, with the full bound's peak memory; with 16 ranks or fewer the sample is
+// every rank and the bound is the full one. Items counted on grids (block_sparse, full) and resolved.
+TEST(PerfPlanner, SampledAllgatherBoundsAreAtMostTheFullBoundWithItsPeakMemory) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  const std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
+  int given = 0, below = 0;
+  for (const char* spec : {"causal_document", "block_sparse", "full", "sliding_window:window=512",
+                           "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<Mask>(make_mask(spec, 32768, 8));
+    for (const int64_t gpus : {16, 32, 64}) {
+      cp::CpConfig c;
+      c.method = "allgather";
+      c.gpus = gpus;
+      c.gpus_per_node = 8;
+      c.workload.mask = mask;
+      CpPredictor predictor(h100, {gpus, 8});
+      const CpBound full = predictor.bound(c, {}, passes);
+      const CpBound sampled = predictor.bound(c, {}, passes, true, 2);
+      const CpPrediction p = predictor.predict(c, {}, passes, PredictOptions{false, false, false});
+      const std::string what = std::string(spec) + " on " + std::to_string(gpus);
+      ASSERT_TRUE(sampled.sampled) << what;
+      ++given;
+      EXPECT_EQ(sampled.peak_mem_bytes, full.peak_mem_bytes) << what;
+      EXPECT_EQ(sampled.work, full.work) << what;
+      EXPECT_LE(sampled.time_lower_bound_us, full.time_lower_bound_us) << what;
+      if (gpus <= kSampledBoundPositions) {
+        EXPECT_EQ(sampled.time_lower_bound_us, full.time_lower_bound_us) << what;
+      }
+      for (size_t n = 0; n < passes.size(); ++n)
+        EXPECT_LE(sampled.pass_bounds[n].time_lower_bound_us, p.passes[n].simulation.time_us) << what;
+      if (sampled.time_lower_bound_us < full.time_lower_bound_us) ++below;
+    }
+  }
+  EXPECT_EQ(given, 15);
+  EXPECT_GT(below, 0);  // variable blocks: the sample misses the busiest rank
+  std::cout << "sampled allgather bounds: " << given << " given, " << below << " below the full\n";
 }
 
 TEST(PerfPlanner, BoundsNeverExceedTheSimulatedTimeAndGiveItsPeakMemory) {
