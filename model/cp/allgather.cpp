@@ -59,6 +59,59 @@ class ResolvedItems {
   int resolved_rank_ = -1;
 };
 
+// The key maps of step 1 with a maker, rank by rank: the gathered buffer's rows with rank r's own rows as one pad,
+// exactly as appending every block's segments in order (a pad of t rows for block r) makes them, without appending
+// all P blocks for every rank. The blocks before r are kept appended as the ranks go (asked for in increasing order);
+// the blocks after r are, from the first block whose first segment did not merge into the one before it in the whole
+// gathered map, that map's tail: appending its first segment (it may merge into what is before it, as it did not in
+// the whole map only when that differs) and copying the others, which no append would merge (they did not merge in
+// the whole map, and each one's predecessor there ends where the one here does).
+class KeysBesideOwnBlock {
+ public:
+  KeysBesideOwnBlock(const std::vector<TokenMap>& blocks, int64_t t) : blocks_(blocks), t_(t) {
+    for (const TokenMap& block : blocks_) {
+      const size_t before = whole_.segments.size();
+      bool starts = false;  // the block's first segment starts a segment of the whole map (did not merge)
+      for (const Segment& seg : block.segments) {
+        const bool first = &seg == &block.segments.front();
+        whole_.append(seg);
+        if (first) starts = seg.length > 0 && whole_.segments.size() > before;
+      }
+      tail_from_.push_back(starts ? before : kMerged);
+    }
+  }
+
+  TokenMap of(int r) {
+    LCAB_CHECK(r >= next_, "KeysBesideOwnBlock: ranks are asked for in increasing order");
+    for (; next_ < r; ++next_)
+      for (const Segment& seg : blocks_[static_cast<size_t>(next_)].segments) before_.append(seg);
+    TokenMap out;
+    out.segments.reserve(whole_.segments.size() + 1);
+    out.segments = before_.segments;
+    out.append(Segment{-1, t_, true});
+    for (size_t j = static_cast<size_t>(r) + 1; j < blocks_.size(); ++j) {
+      if (tail_from_[j] == kMerged) {
+        for (const Segment& seg : blocks_[j].segments) out.append(seg);
+        continue;
+      }
+      const auto first = whole_.segments.begin() + static_cast<std::ptrdiff_t>(tail_from_[j]);
+      out.append(*first);
+      out.segments.insert(out.segments.end(), first + 1, whole_.segments.end());
+      break;
+    }
+    return out;
+  }
+
+ private:
+  static constexpr size_t kMerged = static_cast<size_t>(-1);
+  const std::vector<TokenMap>& blocks_;
+  int64_t t_;
+  TokenMap whole_;                // every block appended
+  std::vector<size_t> tail_from_;  // per block: index in whole_ of its first segment, or kMerged
+  TokenMap before_;               // blocks [0, next_) appended
+  int next_ = 0;
+};
+
 PositionSharding allgather_sharding(const CpConfig& config) {
   return shard_sequence(*config.workload.mask, config.gpus, 1, config.sharding, config.min_document_chunk_tokens);
 }
@@ -109,18 +162,8 @@ Schedule build(const CpConfig& config, Pass pass, const ComputeItemMaker* maker)
   std::optional<ResolvedItems> resolved;
   if (!maker) resolved.emplace(config, sharding);
   // The keys of step 1 with a maker: the gathered buffer's rows, the rank's own rows as pads.
-  // (Appended segment by segment: concatenate() of a copy of every block would allocate P maps per rank.)
-  const auto others_of = [&](int r) {
-    TokenMap others;
-    for (int j = 0; j < P; ++j) {
-      if (j == r) {
-        others.append(Segment{-1, t, true});
-        continue;
-      }
-      for (const Segment& seg : sharding.positions[static_cast<size_t>(j)].segments) others.append(seg);
-    }
-    return others;
-  };
+  std::optional<KeysBesideOwnBlock> others;
+  if (maker) others.emplace(sharding.positions, t);
   const int64_t kv_chunk = wl.batch * 2 * t * Hk * D * dt;
   for (int r = 0; r < P; ++r) {
     RankBuilder& rb = ranks[r];
@@ -128,7 +171,7 @@ Schedule build(const CpConfig& config, Pass pass, const ComputeItemMaker* maker)
     // step 0: own block, overlapping the all-gather; step 1: every other block of the gathered buffer
     for (int step = 0; step < 2; ++step) {
       std::optional<ComputeItem> item =
-          maker ? (*maker)(r, step, sharding.positions[r], step == 0 ? sharding.positions[r] : others_of(r))
+          maker ? (*maker)(r, step, sharding.positions[r], step == 0 ? sharding.positions[r] : others->of(r))
                 : resolved->item(r, step);
       if (!item) continue;
       const int k_buffer = step == 0 ? kv : kv_all;
