@@ -361,7 +361,7 @@ bool CpPredictor::sampled_built_bound(const cp::CpMethod& method, const KernelCh
 }
 
 CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
-                           bool with_time_bound, int64_t sampled_from_ring) {
+                           bool with_time_bound, BoundSampling sampling) {
   LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
   CpBound b;
   b.config = normalized(config);
@@ -370,7 +370,7 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
   const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
   std::vector<PassBound> pass_bounds;
   if (method.program) {
-    if (sampled_from_ring > 0 && b.config.ring_degree >= sampled_from_ring &&
+    if (sampling.min_ring > 0 && b.config.ring_degree >= sampling.min_ring &&
         sampled_lockstep_bound(method, kernel, passes, comm, b))
       return b;
     const Lockstep l = lockstep(method, b.config, kernel, passes);
@@ -383,7 +383,7 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
   } else {
     b.work = static_cast<double>(b.config.gpus * passes.size());
     if (!with_time_bound) return b;
-    if (sampled_from_ring > 0 && b.config.ring_degree >= sampled_from_ring && method.build_with_items &&
+    if (sampling.min_ranks > 0 && b.config.gpus >= sampling.min_ranks && method.build_with_items &&
         method.resolving_items && sampled_built_bound(method, kernel, passes, comm, b))
       return b;
     const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);

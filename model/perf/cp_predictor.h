@@ -49,10 +49,18 @@ struct PredictOptions {
   bool summaries_only() const { return !critical_path && !keep_schedules && !keep_timings; }
 };
 
-/// A ring this long is bounded from a sample in the planner by default (PlanRequest::sampled_bound_min_ring): below
-/// it, the whole item table costs little more than the sample (and usp / loongtrain candidates, simulated in most
-/// plans, share it).
+/// Which configs CpPredictor::bound bounds from a sample first (0: none of that kind).
+struct BoundSampling {
+  int64_t min_ring = 0;   ///< ulysses/ring configs of at least this many ring positions
+  int64_t min_ranks = 0;  ///< allgather configs of at least this many ranks
+};
+/// A ring this long is bounded from a sample in the planner by default (PlanRequest::sampled_bounds): below it, the
+/// whole item table costs little more than the sample (and usp / loongtrain candidates, simulated in most plans at
+/// 128 GPUs and more, share it, so a sample of theirs would mostly be made in vain).
 constexpr int64_t kSampledBoundMinRing = 256;
+/// An allgather of this many ranks is bounded from a sample in the planner by default: its sample holds half of its
+/// ranks or fewer (its items are each rank's rows against every key, and it is pruned in most plans).
+constexpr int64_t kSampledBoundMinRanks = 32;
 /// Ring positions a sampled bound costs: spread evenly over the ring, the first and the last among them.
 constexpr int64_t kSampledBoundPositions = 16;
 /// The positions a sampled bound of a ring of `ring` positions costs (ascending; all of them for a short ring).
@@ -66,8 +74,8 @@ struct CpBound {
   double time_lower_bound_us = 0;   ///< summed over passes; the prediction's time_us() is never below it
   int64_t peak_mem_bytes = 0;       ///< exactly the prediction's peak_mem_bytes()
   double work = 0;                  ///< how long its simulation takes, relatively: ranks played x steps x passes
-  /// The time bound (time_lower_bound_us and the passes') is a sampled one (CpPredictor::bound with
-  /// sampled_from_ring), at most the full bound; false: the full bound.
+  /// The time bound (time_lower_bound_us and the passes') is a sampled one (CpPredictor::bound's sampling), at most
+  /// the full bound; false: the full bound.
   bool sampled = false;
 };
 
@@ -87,13 +95,13 @@ class CpPredictor {
   /// lower bound of its time (PassBound in cp_simulator.h), from the same item tables and schedules predict() uses.
   /// with_time_bound false: only the normalized config and the work estimate, without building schedules (time
   /// bound and peak memory 0) for methods that have no step program.
-  /// sampled_from_ring > 0: a ulysses/ring config of at least that many ring positions is bounded from the items of
+  /// sampling: a ulysses/ring config of at least sampling.min_ring ring positions is bounded from the items of
   /// sampled_bound_positions() only (sampled_bound_lockstep: a time not above the full bound, the exact peak memory),
-  /// without its R^2-item table, and an allgather config of at least that many ranks from those ranks' items only
-  /// (sampled_built_bound), unless the sample cannot tell the peak memory exactly; CpBound::sampled says which
-  /// bound was made. 0: always the full bound.
+  /// without its R^2-item table, and an allgather config of at least sampling.min_ranks ranks from those ranks' items
+  /// only (sampled_built_bound), unless the sample cannot tell the peak memory exactly; CpBound::sampled says which
+  /// bound was made. The default: always the full bound.
   CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
-                bool with_time_bound = true, int64_t sampled_from_ring = 0);
+                bool with_time_bound = true, BoundSampling sampling = {});
   /// The kernel cost model of (impl, pass, head dim, dtype), made once.
   const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
                                       const std::string& dtype);

@@ -246,7 +246,7 @@ class PruningOrder {
 void refine_bound(CpPredictor& predictor, size_t c, const cp::CpConfig& candidate, const PlanRequest& request,
                   std::optional<CpBound>& bound, std::string& error, PruningOrder& pruning) {
   try {
-    bound = predictor.bound(candidate, request.kernel, request.passes, true, 0);
+    bound = predictor.bound(candidate, request.kernel, request.passes, true, BoundSampling{});
     pruning.refined(c, bound->time_lower_bound_us);
   } catch (const Error& e) {
     error = e.what();
@@ -285,7 +285,7 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
     for (size_t c = next++; c < n; c = next++) {
       try {
         bounds[c] = predictors[worker]->bound(candidates[c], request.kernel, request.passes, request.prune,
-                                              request.prune ? request.sampled_bound_min_ring : 0);
+                                              request.prune ? request.sampled_bounds : BoundSampling{});
       } catch (const Error& e) {
         errors[c] = e.what();
       }

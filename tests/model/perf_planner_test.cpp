@@ -141,11 +141,11 @@ TEST(PerfPlanner, PruningKeepsTheRankingOfSimulatedConfigsExact) {
   }
 }
 
-// Plans that bound rings from a sample first (PlanRequest::sampled_bound_min_ring) simulate the configs that plans
-// with every bound full simulate, with the same results in the same order, and prune the same ones; a config pruned
-// on its sampled bound keeps a bound at most its full one, with the same peak memory. Rings of 4 positions and up
-// are sampled here (the planner's default is 256), so that both plan paths, pruning on a sampled bound and refining
-// one before simulating, are taken; one and two workers.
+// Plans that bound rings and allgathers from a sample first (PlanRequest::sampled_bounds) simulate the configs that
+// plans with every bound full simulate, with the same results in the same order, and prune the same ones; a config
+// pruned on its sampled bound keeps a bound at most its full one, with the same peak memory. Rings of 4 positions and
+// allgathers of 4 ranks and up are sampled here (the planner's defaults are 256 and 32), so that both plan paths,
+// pruning on a sampled bound and refining one before simulating, are taken; one and two workers.
 TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
   const HardwareProfile& h100 = builtin_profile("h100_sxm");
   int pruned_on_sample = 0, refined_and_simulated = 0, plans = 0;
@@ -157,9 +157,9 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
         r.workload.mask = std::make_shared<Mask>(make_mask(mask, 32768, 8));
         r.one_config_per_method = one_per_method;
         r.threads = 1;
-        r.sampled_bound_min_ring = 0;
+        r.sampled_bounds = {};
         const Plan full = make_plan(h100, {gpus, 8}, r);
-        r.sampled_bound_min_ring = 4;
+        r.sampled_bounds = {4, 4};
         for (const int threads : {1, 2}) {
           r.threads = threads;
           const Plan sampled = make_plan(h100, {gpus, 8}, r);
@@ -203,7 +203,7 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
   EXPECT_GT(refined_and_simulated, 20);
 }
 
-// CpPredictor::bound with sampled_from_ring gives the sampled bound when the sample finds the largest workspace, and
+// CpPredictor::bound with a sampling gives the sampled bound when the sample finds the largest workspace, and
 // the full bound otherwise. A ring (and an allgather) of 32 ranks (zigzag chunks of 256 tokens) where only position
 // `with_cells` has cells: its rows attend chunk 5; the sample holds position 2, not 3.
 TEST(PerfPlanner, SampledBoundsFallBackToTheFullBoundWhenTheSampleMissesThePeakMemory) {
@@ -222,7 +222,7 @@ TEST(PerfPlanner, SampledBoundsFallBackToTheFullBoundWhenTheSampleMissesThePeakM
     CpPredictor predictor(h100, {32, 8});
     const std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
     const CpBound full = predictor.bound(c, {}, passes);
-    const CpBound sampled = predictor.bound(c, {}, passes, true, 2);
+    const CpBound sampled = predictor.bound(c, {}, passes, true, {2, 2});
     EXPECT_FALSE(full.sampled);
     EXPECT_EQ(sampled.sampled, with_cells == 2) << method << " " << with_cells;
     EXPECT_EQ(sampled.peak_mem_bytes, full.peak_mem_bytes) << method << " " << with_cells;
@@ -234,7 +234,7 @@ TEST(PerfPlanner, SampledBoundsFallBackToTheFullBoundWhenTheSampleMissesThePeakM
   }
 }
 
-// An allgather's sampled bound (CpPredictor::bound with sampled_from_ring: the items of 16 ranks only) is at most its
+// An allgather's sampled bound (CpPredictor::bound with sampling.min_ranks: the items of 16 ranks only) is at most its
 // full bound and each pass's simulated time, with the full bound's peak memory; with 16 ranks or fewer the sample is
 // every rank and the bound is the full one. Items counted on grids (block_sparse, full) and resolved.
 TEST(PerfPlanner, SampledAllgatherBoundsAreAtMostTheFullBoundWithItsPeakMemory) {
@@ -252,7 +252,7 @@ TEST(PerfPlanner, SampledAllgatherBoundsAreAtMostTheFullBoundWithItsPeakMemory) 
       c.workload.mask = mask;
       CpPredictor predictor(h100, {gpus, 8});
       const CpBound full = predictor.bound(c, {}, passes);
-      const CpBound sampled = predictor.bound(c, {}, passes, true, 2);
+      const CpBound sampled = predictor.bound(c, {}, passes, true, {0, 2});
       const CpPrediction p = predictor.predict(c, {}, passes, PredictOptions{false, false, false});
       const std::string what = std::string(spec) + " on " + std::to_string(gpus);
       ASSERT_TRUE(sampled.sampled) << what;
