@@ -144,7 +144,9 @@ struct PlanStep {
 // (full bound, index), as with every bound full: each unprocessed one's full bound is at least its current one.
 // A candidate is pruned when its group has simulated ones, none in flight, and its bound, sampled or full, is at
 // least their slowest time: its full bound is then too, and so is every unprocessed one's of its group, so the rule
-// on full bounds prunes it and all of them as well. Its sampled bound is then what the plan keeps of it.
+// on full bounds prunes it and all of them as well. Its sampled bound is then what the plan keeps of it. Whether a
+// sampled bound is refined or pruned on waits, like pruning, for the group's simulations in flight, so that which
+// bound a pruned candidate keeps does not depend on timing either.
 class PruningOrder {
  public:
   // candidates: those with a bound, in index order; with prune false, simulated in that order and never refined.
@@ -164,20 +166,20 @@ class PruningOrder {
       const size_t at = first_in_order();
       const size_t c = remaining_[at];
       Group& g = groups_[group_[c]];
-      if (prune_ && g.simulated > 0 && bound_us_[c] >= g.slowest_us) {
-        if (g.in_flight > 0) {  // the slowest time so far may still grow
-          finished_.wait(lock);
-          continue;
-        }
+      const bool may_prune = prune_ && g.simulated > 0;
+      const bool above_slowest = bound_us_[c] >= g.slowest_us;
+      // Decisions that a simulation in flight could change wait for it (the slowest time so far may still grow):
+      // pruning, and refining a sampled bound (the slowest time may grow past it and prune it on the sample).
+      if (refining_[c] || (may_prune && (above_slowest || sampled_[c]) && g.in_flight > 0)) {
+        finished_.wait(lock);  // or another worker makes its full bound
+        continue;
+      }
+      if (may_prune && above_slowest) {
         pruned_.push_back(c);  // and every later one of its group: their full bounds are no lower
         remaining_.erase(remaining_.begin() + static_cast<std::ptrdiff_t>(at));
         continue;
       }
       if (sampled_[c]) {
-        if (refining_[c]) {  // another worker makes its full bound
-          finished_.wait(lock);
-          continue;
-        }
         refining_[c] = 1;
         return PlanStep{c, true};
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -160,9 +161,11 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
         r.sampled_bounds = {};
         const Plan full = make_plan(h100, {gpus, 8}, r);
         r.sampled_bounds = {4, 4};
+        std::optional<Plan> one_worker;
         for (const int threads : {1, 2}) {
           r.threads = threads;
           const Plan sampled = make_plan(h100, {gpus, 8}, r);
+          if (!one_worker) one_worker = sampled;
           const std::string what = std::string(mask) + " on " + std::to_string(gpus) + " GPUs, " +
                                    std::to_string(threads) + " threads, one per method " +
                                    std::to_string(one_per_method);
@@ -173,6 +176,9 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
             const PlanEntry& e = sampled.entries[n];
             const PlanEntry& f = full.entries[n];
             ASSERT_EQ(e.pruned, f.pruned) << what << " entry " << n;
+            // Which bound a pruned entry keeps, sampled or full, does not depend on the workers.
+            EXPECT_EQ(e.bound.sampled, one_worker->entries[n].bound.sampled) << what;
+            EXPECT_EQ(e.bound.time_lower_bound_us, one_worker->entries[n].bound.time_lower_bound_us) << what;
             EXPECT_EQ(e.fits, f.fits) << what;
             EXPECT_EQ(e.bound.peak_mem_bytes, f.bound.peak_mem_bytes) << what;
             if (!e.pruned) {
