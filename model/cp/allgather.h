@@ -18,4 +18,10 @@ Schedule build_allgather_schedule(const CpConfig& config, Pass pass);
 /// as build_allgather_schedule).
 Schedule build_allgather_schedule_with(const CpConfig& config, Pass pass, const ComputeItemMaker& make_item);
 
+/// The items build_allgather_schedule resolves from the mask, as a ComputeItemMaker of a normalized, validated
+/// config (its maps are ignored): asked for ranks in increasing order, each rank's steps in order (as the builder
+/// asks), it gives every item exactly as build_allgather_schedule makes it, so that a caller can make some ranks'
+/// items only (a maker of its own calling this one for those ranks).
+ComputeItemMaker allgather_resolving_maker(const CpConfig& config);
+
 }  // namespace lcab::cp

@@ -142,17 +142,17 @@ std::vector<std::string> CpMethodRegistry::names() const {
 void register_all(CpMethodRegistry& registry) {
   const auto program = [](const CpConfig& c, Pass pass) { return UlyssesRingProgram(c, pass); };
   registry.add({"ring", "zigzag sharding; KV passed one hop per step over P ranks, overlapped with compute",
-                [](CpConfig c) { return one_dimensional(std::move(c), false); }, build_ulysses_ring_schedule, program, {}});
+                [](CpConfig c) { return one_dimensional(std::move(c), false); }, build_ulysses_ring_schedule, program, {}, {}});
   registry.add({"allgather", "zigzag sharding; all-gather K,V (overlapped with the local block), reduce-scatter dK,dV",
                 [](CpConfig c) { return one_dimensional(std::move(c), false); }, build_allgather_schedule, {},
-                build_allgather_schedule_with});
+                build_allgather_schedule_with, allgather_resolving_maker});
   registry.add({"ulysses", "contiguous sharding; all-to-all sequence to heads, attention on Hq/P heads, back",
-                [](CpConfig c) { return one_dimensional(std::move(c), true); }, build_ulysses_ring_schedule, program, {}});
+                [](CpConfig c) { return one_dimensional(std::move(c), true); }, build_ulysses_ring_schedule, program, {}, {}});
   registry.add({"usp", "U x R grid: Ulysses all-to-alls over U around a zigzag ring over R",
-                [](CpConfig c) { return two_dimensional(std::move(c), false); }, build_ulysses_ring_schedule, program, {}});
+                [](CpConfig c) { return two_dimensional(std::move(c), false); }, build_ulysses_ring_schedule, program, {}, {}});
   registry.add({"loongtrain", "U x R grid: Ulysses over U, double ring over R (inner ring in W windows, outer hops)",
                 [](CpConfig c) { return two_dimensional(std::move(c), true); }, build_ulysses_ring_schedule,
-                program, {}});
+                program, {}, {}});
 }
 
 const CpMethodRegistry& builtin_cp_methods() {

@@ -40,6 +40,9 @@ struct CpMethod {
   /// Methods whose items a model can make without resolving the mask (allgather: per rank, its rows against its
   /// own block and against the gathered buffer) also build their schedule with a ComputeItemMaker; empty for others.
   std::function<Schedule(const CpConfig&, Pass, const ComputeItemMaker&)> build_with_items;
+  /// Methods with build_with_items: a maker giving the items `build` resolves from the mask, item for item, for a
+  /// normalized config (asked for in the builder's order), so that a model can resolve some ranks' items only.
+  std::function<ComputeItemMaker(const CpConfig&)> resolving_items;
 };
 
 class CpMethodRegistry {

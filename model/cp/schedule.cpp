@@ -88,6 +88,18 @@ int64_t TokenMap::real_tokens() const {
   return n;
 }
 
+int64_t TokenMap::real_row_span() const {
+  int64_t row = 0, first = -1, end = 0;
+  for (const Segment& s : segments) {
+    if (!s.pad) {
+      if (first < 0) first = row;
+      end = row + s.length;
+    }
+    row += s.length;
+  }
+  return first < 0 ? 0 : end - first;
+}
+
 int64_t TokenMap::global_of(int64_t row) const {
   LCAB_CHECK(row >= 0, "row " << row << " is negative");
   int64_t start = 0;

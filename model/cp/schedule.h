@@ -123,6 +123,9 @@ struct TokenMap {
   std::vector<Segment> segments;
   int64_t rows() const;       ///< total rows, pads included
   int64_t real_tokens() const;  ///< rows that are not pads
+  /// Rows from the first row that is not a pad to the last one, both included (0 when every row is a pad): the
+  /// most rows an item over this map's rows can span, since pads are never in a slice.
+  int64_t real_row_span() const;
   /// Global token of local row r, or -1 for a pad row. O(segments).
   int64_t global_of(int64_t row) const;
   /// Appends a segment, merging it with the last one when contiguous (pads with pads).

@@ -69,15 +69,26 @@ const CommCostModel& CpPredictor::comm_model(int64_t gpus) {
   return *it->second;
 }
 
+std::vector<int64_t> sampled_bound_positions(int64_t ring) {
+  std::vector<int64_t> out;
+  if (ring <= kSampledBoundPositions) {
+    for (int64_t p = 0; p < ring; ++p) out.push_back(p);
+    return out;
+  }
+  for (int64_t n = 0; n < kSampledBoundPositions; ++n) out.push_back(n * (ring - 1) / (kSampledBoundPositions - 1));
+  return out;
+}
+
 CpPredictor::Lockstep CpPredictor::lockstep(const cp::CpMethod& method, const cp::CpConfig& config,
-                                            const KernelChoice& kernel, const std::vector<cp::Pass>& passes) {
+                                            const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                                            const std::vector<int64_t>& costed) {
   Lockstep l;
   for (cp::Pass pass : passes) {
     l.programs.push_back(method.program(config, pass));
     l.models[static_cast<int>(pass)] = &kernel_model(kernel.impl, pass, config.workload.head_dim, kernel.dtype);
   }
   l.items = items_->get(l.programs.front(), kernel.impl + "/" + kernel.dtype, l.models[0], l.models[1],
-                        profile_.executor_pass_rate());
+                        profile_.executor_pass_rate(), costed);
   return l;
 }
 
@@ -90,11 +101,11 @@ CpCostModels CpPredictor::Built::models(const HardwareProfile& profile, const Ke
 
 CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
                                       const KernelCostModel& model, bool on_grid, const cp::Schedule* items_from,
-                                      bool resolve) {
+                                      bool resolve, const std::vector<uint8_t>* sample) {
   Built b;
   if (on_grid && method.build_with_items) {
-    std::optional<GridSchedule> counted =
-        build_on_grid(method, cp::normalize_config(config), pass, model, items_->grid(config.workload.mask, model));
+    std::optional<GridSchedule> counted = build_on_grid(method, cp::normalize_config(config), pass, model,
+                                                        items_->grid(config.workload.mask, model), sample);
     if (counted) {
       b.schedule = std::make_shared<cp::Schedule>(std::move(counted->schedule));
       b.item_costs = std::move(counted->item_costs);
@@ -113,6 +124,16 @@ CpPredictor::Built CpPredictor::build(const cp::CpMethod& method, const cp::CpCo
 }
 
 namespace {
+
+// A maker giving `make`'s items for the ranks r with sample[r] set and none for the others (it is called for the
+// sampled ranks only, in the builder's order).
+cp::ComputeItemMaker items_of_ranks(cp::ComputeItemMaker make, const std::vector<uint8_t>& sample) {
+  return [make = std::move(make), &sample](int rank, int step, const cp::TokenMap& q_map,
+                                            const cp::TokenMap& k_map) -> std::optional<cp::ComputeItem> {
+    if (!sample[static_cast<size_t>(rank)]) return std::nullopt;
+    return make(rank, step, q_map, k_map);
+  };
+}
 
 bool same_config(const cp::CpConfig& a, const cp::CpConfig& b) {
   const cp::Workload& x = a.workload;
@@ -136,23 +157,32 @@ std::shared_ptr<const std::vector<CpPredictor::Built>> CpPredictor::built_passes
     if (same_config(k.config, config) && k.kernel.impl == kernel.impl && k.kernel.dtype == kernel.dtype &&
         k.passes == passes)
       return k.built;
-  auto out = std::make_shared<std::vector<Built>>(passes.size());
-  std::vector<size_t> resolved;  // passes not on the grid
-  for (size_t n = 0; n < passes.size(); ++n) {
-    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
-    Built b = build(method, config, passes[n], model, true, nullptr, /*resolve=*/false);
-    if (b.schedule) (*out)[n] = std::move(b);
-    else resolved.push_back(n);
-  }
-  if (!resolved.empty()) build_resolved(method, config, kernel, passes, resolved, *out);
+  auto out = std::make_shared<std::vector<Built>>(make_built_passes(method, config, kernel, passes, nullptr));
   builds_.push_back({config, kernel, passes, out});
   if (builds_.size() > kMaxKeptBuilds) builds_.erase(builds_.begin());
   return out;
 }
 
+std::vector<CpPredictor::Built> CpPredictor::make_built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
+                                                               const KernelChoice& kernel,
+                                                               const std::vector<cp::Pass>& passes,
+                                                               const std::vector<uint8_t>* sample) {
+  std::vector<Built> out(passes.size());
+  std::vector<size_t> resolved;  // passes not on the grid
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
+    Built b = build(method, config, passes[n], model, true, nullptr, /*resolve=*/false, sample);
+    if (b.schedule) out[n] = std::move(b);
+    else resolved.push_back(n);
+  }
+  if (!resolved.empty()) build_resolved(method, config, kernel, passes, resolved, sample, out);
+  return out;
+}
+
 void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                                  const std::vector<cp::Pass>& passes, const std::vector<size_t>& resolved,
-                                 std::vector<Built>& out) {
+                                 const std::vector<uint8_t>* sample, std::vector<Built>& out) {
+  LCAB_CHECK(!sample || method.resolving_items, "method " << method.name << " cannot resolve some ranks' items only");
   if (!method.build_with_items) {  // every pass resolved from the mask, as build() makes it
     for (size_t n : resolved) out[n].schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, passes[n]));
     return;
@@ -163,7 +193,10 @@ void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig&
   for (size_t n : resolved)
     models[static_cast<int>(passes[n])] = &kernel_model(kernel.impl, passes[n], config.workload.head_dim, kernel.dtype);
   const size_t first = resolved.front();
-  auto schedule = std::make_shared<cp::Schedule>(cp::build_schedule(config, passes[first]));
+  auto schedule = std::make_shared<cp::Schedule>(
+      sample ? method.build_with_items(cp::normalize_config(config), passes[first],
+                                       items_of_ranks(method.resolving_items(cp::normalize_config(config)), *sample))
+             : cp::build_schedule(config, passes[first]));
   std::array<std::vector<std::vector<KernelCost>>, 2> costs = item_costs_of(*schedule, models);
   for (cp::RankSchedule& rank : schedule->ranks)
     for (cp::ComputeItem& item : rank.items) std::vector<std::vector<Slice>>().swap(item.slices);
@@ -242,36 +275,20 @@ CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice
   return prediction;
 }
 
-CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
-                           bool with_time_bound) {
-  LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
-  CpBound b;
-  b.config = normalized(config);
-  const CommCostModel& comm = comm_model(b.config.gpus);
-  const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
-  std::vector<PassBound> pass_bounds;
-  if (method.program) {
-    const Lockstep l = lockstep(method, b.config, kernel, passes);
-    for (size_t n = 0; n < passes.size(); ++n) {
-      const cp::UlyssesRingProgram& program = l.programs[n];
-      pass_bounds.push_back(bound_lockstep(program, *l.items,
-                                           cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
-      const double played = ulysses_members_equivalent(program, *l.items, comm)
-                                ? static_cast<double>(program.layout().ring)
-                                : static_cast<double>(b.config.gpus);
-      b.work += played * program.num_steps();
-    }
-  } else {
-    b.work = static_cast<double>(b.config.gpus * passes.size());
-    b.passes = passes;
-    if (!with_time_bound) return b;
-    const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);
-    for (size_t n = 0; n < passes.size(); ++n) {
-      const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
-      pass_bounds.push_back(perf::bound(*(*built)[n].schedule, (*built)[n].models(profile_, model, comm)));
-    }
-  }
-  b.passes = passes;
+namespace {
+
+// How long a lock-step play of `program` takes, relatively: ranks played x steps.
+double lockstep_work(const cp::UlyssesRingProgram& program, const RingItemCosts& items, const CommCostModel& comm,
+                     int64_t gpus) {
+  const double played = ulysses_members_equivalent(program, items, comm) ? static_cast<double>(program.layout().ring)
+                                                                         : static_cast<double>(gpus);
+  return played * program.num_steps();
+}
+
+// Sets b's pass bounds, total time bound and peak memory from the passes' bounds.
+void set_pass_bounds(CpBound& b, std::vector<PassBound> pass_bounds) {
+  b.time_lower_bound_us = 0;
+  b.peak_mem_bytes = 0;
   for (PassBound& p : pass_bounds) {
     // A bound sums kernel times in another order than the play adds them up: a margin far above rounding keeps
     // it below the simulated time also when a rank computes back to back.
@@ -280,6 +297,102 @@ CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kerne
     b.peak_mem_bytes = std::max(b.peak_mem_bytes, p.peak_mem_bytes);
   }
   b.pass_bounds = std::move(pass_bounds);
+}
+
+}  // namespace
+
+bool CpPredictor::sampled_lockstep_bound(const cp::CpMethod& method, const KernelChoice& kernel,
+                                         const std::vector<cp::Pass>& passes, const CommCostModel& comm, CpBound& b) {
+  const Lockstep l = lockstep(method, b.config, kernel, passes, sampled_bound_positions(b.config.ring_degree));
+  std::vector<PassBound> pass_bounds;
+  double work = 0;  // the table's groups set it, not its positions: the sample's is the whole table's
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const std::optional<PassBound> p = sampled_bound_lockstep(
+        l.programs[n], *l.items, cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm));
+    if (!p) return false;
+    pass_bounds.push_back(*p);
+    work += lockstep_work(l.programs[n], *l.items, comm, b.config.gpus);
+  }
+  set_pass_bounds(b, std::move(pass_bounds));
+  b.work = work;
+  b.sampled = true;
+  return true;
+}
+
+namespace {
+
+// The largest workspace an item of a materialized schedule of a method with build_with_items can have in the pass
+// of `model`: its items compute every head over rows of their rank's input shard (ComputeItemMaker), which have
+// cells only from its first row that is not a pad to its last.
+int64_t largest_item_workspace(const cp::Schedule& schedule, const KernelCostModel& model) {
+  int64_t rows = 0;
+  for (int r = 0; r < schedule.gpus(); ++r)
+    rows = std::max(rows, schedule.token_maps[static_cast<size_t>(r)].real_row_span());
+  cp::ComputeItem all_heads;  // what the shape reads: the heads
+  all_heads.q_heads = {0, schedule.config.workload.heads};
+  all_heads.kv_heads = {0, schedule.config.workload.kv_heads};
+  return attention_workspace_bytes(item_shape(all_heads, schedule.config.workload), rows, rows, model.pass());
+}
+
+// The ranks of a sampled bound of a config of `gpus` ranks, as flags.
+std::vector<uint8_t> sampled_ranks(int64_t gpus) {
+  std::vector<uint8_t> sample(static_cast<size_t>(gpus), 0);
+  for (const int64_t r : sampled_bound_positions(gpus)) sample[static_cast<size_t>(r)] = 1;
+  return sample;
+}
+
+}  // namespace
+
+bool CpPredictor::sampled_built_bound(const cp::CpMethod& method, const KernelChoice& kernel,
+                                      const std::vector<cp::Pass>& passes, const CommCostModel& comm, CpBound& b) {
+  const std::vector<uint8_t> sample = sampled_ranks(b.config.gpus);
+  const std::vector<Built> built = make_built_passes(method, b.config, kernel, passes, &sample);
+  std::vector<PassBound> pass_bounds;
+  for (size_t n = 0; n < passes.size(); ++n) {
+    const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
+    const cp::Schedule& schedule = *built[n].schedule;
+    const PassBound p = perf::bound(schedule, built[n].models(profile_, model, comm));
+    if (p.peak_mem_bytes != schedule.peak_buffer_bytes() + largest_item_workspace(schedule, model)) return false;
+    pass_bounds.push_back(p);
+  }
+  set_pass_bounds(b, std::move(pass_bounds));
+  b.sampled = true;
+  return true;
+}
+
+CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                           bool with_time_bound, BoundSampling sampling) {
+  LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
+  CpBound b;
+  b.config = normalized(config);
+  b.passes = passes;
+  const CommCostModel& comm = comm_model(b.config.gpus);
+  const cp::CpMethod& method = cp::builtin_cp_methods().find(b.config.method);
+  std::vector<PassBound> pass_bounds;
+  if (method.program) {
+    if (sampling.min_ring > 0 && b.config.ring_degree >= sampling.min_ring &&
+        sampled_lockstep_bound(method, kernel, passes, comm, b))
+      return b;
+    const Lockstep l = lockstep(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const cp::UlyssesRingProgram& program = l.programs[n];
+      pass_bounds.push_back(bound_lockstep(program, *l.items,
+                                           cost_models(profile_, *l.models[static_cast<int>(passes[n])], comm)));
+      b.work += lockstep_work(program, *l.items, comm, b.config.gpus);
+    }
+  } else {
+    b.work = static_cast<double>(b.config.gpus * passes.size());
+    if (!with_time_bound) return b;
+    if (sampling.min_ranks > 0 && b.config.gpus >= sampling.min_ranks && method.build_with_items &&
+        method.resolving_items && sampled_built_bound(method, kernel, passes, comm, b))
+      return b;
+    const std::shared_ptr<const std::vector<Built>> built = built_passes(method, b.config, kernel, passes);
+    for (size_t n = 0; n < passes.size(); ++n) {
+      const KernelCostModel& model = kernel_model(kernel.impl, passes[n], b.config.workload.head_dim, kernel.dtype);
+      pass_bounds.push_back(perf::bound(*(*built)[n].schedule, (*built)[n].models(profile_, model, comm)));
+    }
+  }
+  set_pass_bounds(b, std::move(pass_bounds));
   return b;
 }
 

@@ -49,6 +49,23 @@ struct PredictOptions {
   bool summaries_only() const { return !critical_path && !keep_schedules && !keep_timings; }
 };
 
+/// Which configs CpPredictor::bound bounds from a sample first (0: none of that kind).
+struct BoundSampling {
+  int64_t min_ring = 0;   ///< ulysses/ring configs of at least this many ring positions
+  int64_t min_ranks = 0;  ///< allgather configs of at least this many ranks
+};
+/// A ring this long is bounded from a sample in the planner by default (PlanRequest::sampled_bounds): below it, the
+/// whole item table costs little more than the sample (and usp / loongtrain candidates, simulated in most plans at
+/// 128 GPUs and more, share it, so a sample of theirs would mostly be made in vain).
+constexpr int64_t kSampledBoundMinRing = 256;
+/// An allgather of this many ranks is bounded from a sample in the planner by default: its sample holds half of its
+/// ranks or fewer (its items are each rank's rows against every key, and it is pruned in most plans).
+constexpr int64_t kSampledBoundMinRanks = 32;
+/// Ring positions a sampled bound costs: spread evenly over the ring, the first and the last among them.
+constexpr int64_t kSampledBoundPositions = 16;
+/// The positions a sampled bound of a ring of `ring` positions costs (ascending; all of them for a short ring).
+std::vector<int64_t> sampled_bound_positions(int64_t ring);
+
 /// A config before it is simulated (CpPredictor::bound): what the planner ranks candidates by and prunes with.
 struct CpBound {
   cp::CpConfig config;              ///< normalized
@@ -57,6 +74,9 @@ struct CpBound {
   double time_lower_bound_us = 0;   ///< summed over passes; the prediction's time_us() is never below it
   int64_t peak_mem_bytes = 0;       ///< exactly the prediction's peak_mem_bytes()
   double work = 0;                  ///< how long its simulation takes, relatively: ranks played x steps x passes
+  /// The time bound (time_lower_bound_us and the passes') is a sampled one (CpPredictor::bound's sampling), at most
+  /// the full bound; false: the full bound.
+  bool sampled = false;
 };
 
 class CpPredictor {
@@ -75,8 +95,13 @@ class CpPredictor {
   /// lower bound of its time (PassBound in cp_simulator.h), from the same item tables and schedules predict() uses.
   /// with_time_bound false: only the normalized config and the work estimate, without building schedules (time
   /// bound and peak memory 0) for methods that have no step program.
+  /// sampling: a ulysses/ring config of at least sampling.min_ring ring positions is bounded from the items of
+  /// sampled_bound_positions() only (sampled_bound_lockstep: a time not above the full bound, the exact peak memory),
+  /// without its R^2-item table, and an allgather config of at least sampling.min_ranks ranks from those ranks' items
+  /// only (sampled_built_bound), unless the sample cannot tell the peak memory exactly; CpBound::sampled says which
+  /// bound was made. The default: always the full bound.
   CpBound bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
-                bool with_time_bound = true);
+                bool with_time_bound = true, BoundSampling sampling = {});
   /// The kernel cost model of (impl, pass, head dim, dtype), made once.
   const KernelCostModel& kernel_model(const std::string& impl, cp::Pass pass, int64_t head_dim,
                                       const std::string& dtype);
@@ -101,11 +126,18 @@ class CpPredictor {
   };
   /// items_from: a schedule of the same config in another pass whose items a method with build_with_items reuses
   /// (cp::items_of) instead of resolving the mask again; null to resolve. resolve false: only the grid path (a
-  /// Built without a schedule when it does not apply).
+  /// Built without a schedule when it does not apply). sample: for the grid path, the ranks that get items
+  /// (build_on_grid); null: all.
   Built build(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass, const KernelCostModel& model,
-              bool on_grid, const cp::Schedule* items_from = nullptr, bool resolve = true);
+              bool on_grid, const cp::Schedule* items_from = nullptr, bool resolve = true,
+              const std::vector<uint8_t>* sample = nullptr);
+  /// costed: the ring positions of the item table (empty: all; a sample only for a bound).
   Lockstep lockstep(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
-                    const std::vector<cp::Pass>& passes);
+                    const std::vector<cp::Pass>& passes, const std::vector<int64_t>& costed = {});
+  /// The sampled bound of a ulysses/ring config into `b` (config, passes and work already
+  /// set); false, `b` untouched, when the sample cannot give the exact peak memory of some pass.
+  bool sampled_lockstep_bound(const cp::CpMethod& method, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                              const CommCostModel& comm, CpBound& b);
   /// The schedules of `passes` of a normalized config of a method without a step program, as build() makes them
   /// pass by pass (on the grid where it applies, else the first pass resolved from the mask and the others from its
   /// items), except that a resolved schedule of a method with build_with_items keeps no slices: its items' kernel
@@ -115,10 +147,23 @@ class CpPredictor {
   std::shared_ptr<const std::vector<Built>> built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
                                                          const KernelChoice& kernel,
                                                          const std::vector<cp::Pass>& passes);
-  /// The resolved passes of built_passes(): out[n] for every n in `resolved` (passes[n] not on the grid).
+  /// The schedules built_passes() keeps, made afresh. sample: when given, only the ranks r with sample[r] set get
+  /// their items, the others none (schedules for a lower bound; the method needs resolving_items), else all.
+  std::vector<Built> make_built_passes(const cp::CpMethod& method, const cp::CpConfig& config,
+                                       const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                                       const std::vector<uint8_t>* sample);
+  /// The resolved passes of make_built_passes(): out[n] for every n in `resolved` (passes[n] not on the grid).
   void build_resolved(const cp::CpMethod& method, const cp::CpConfig& config, const KernelChoice& kernel,
                       const std::vector<cp::Pass>& passes, const std::vector<size_t>& resolved,
-                      std::vector<Built>& out);
+                      const std::vector<uint8_t>* sample, std::vector<Built>& out);
+  /// The sampled bound of a config of a method with build_with_items and resolving_items (allgather) into `b`
+  /// (config, passes and work already set): perf::bound() of schedules whose items are those of
+  /// sampled_bound_positions() ranks only (a time not above the full bound: the other ranks' compute streams are
+  /// left empty, every other op is the same), given when the sampled items reach the largest workspace an item can
+  /// have (all heads over its rank's rows from the first that is not a pad to the last), so that its peak memory is
+  /// exact; false, `b` untouched, otherwise.
+  bool sampled_built_bound(const cp::CpMethod& method, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
+                           const CommCostModel& comm, CpBound& b);
   struct KeptBuild {
     cp::CpConfig config;
     KernelChoice kernel;

@@ -8,7 +8,8 @@
 namespace lcab::perf {
 
 std::optional<GridSchedule> build_on_grid(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
-                                          const KernelCostModel& model, const std::shared_ptr<const TileGrid>& grid) {
+                                          const KernelCostModel& model, const std::shared_ptr<const TileGrid>& grid,
+                                          const std::vector<uint8_t>* sample) {
   if (!method.build_with_items || !grid || !model.tile_counts_determine_cost()) return std::nullopt;
   const KernelParams& p = model.params();
   const bool columns = p.work_item != KernelWorkItem::kQRowPerHead;
@@ -34,6 +35,7 @@ std::optional<GridSchedule> build_on_grid(const cp::CpMethod& method, const cp::
       off_tiles = true;
       return std::nullopt;
     }
+    if (sample && !(*sample)[static_cast<size_t>(rank)]) return std::nullopt;
     const std::optional<GridItem> counted = tiler.item(q_map, 0, q_map.rows(), k_map, heads);
     if (!counted) return std::nullopt;
     cp::ComputeItem item;

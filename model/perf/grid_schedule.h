@@ -24,9 +24,11 @@ struct GridSchedule {
 /// The schedule of a normalized config of `method` for the pass of `model`, with items counted on `grid` (the
 /// workload mask's grid for the model's tile shape and work item). std::nullopt when the path does not apply: the
 /// method has no item maker, there is no grid, the model's costs are not a function of tile counts, or a rank's
-/// rows are off the tiles.
+/// rows are off the tiles. sample: when given, only the ranks r with sample[r] set get their items (the others
+/// none: a schedule for a lower bound of the pass), though every rank's rows are checked to be on the tiles.
 std::optional<GridSchedule> build_on_grid(const cp::CpMethod& method, const cp::CpConfig& config, cp::Pass pass,
-                                          const KernelCostModel& model, const std::shared_ptr<const TileGrid>& grid);
+                                          const KernelCostModel& model, const std::shared_ptr<const TileGrid>& grid,
+                                          const std::vector<uint8_t>* sample = nullptr);
 
 /// The kernel cost of every compute item of `schedule` (items with their slices) under each model given (indexed by
 /// pass; a null one left out): [pass][rank][index into the rank's items], each what simulate() takes from the

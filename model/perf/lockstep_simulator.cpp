@@ -571,22 +571,29 @@ bool ulysses_members_equivalent(const cp::UlyssesRingProgram& program, const Rin
   return true;
 }
 
-PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
-                         const CpCostModels& models) {
+namespace {
+
+// bound_lockstep over the positions `items` costs: on a complete table the bound itself; on a sample, a time not
+// above it (the largest row total of fewer positions; the streams of positions 0 and R - 1 summed alike) and the
+// largest workspace of the sampled items (`workspace`) in peak_mem_bytes.
+PassBound bound_over_costed_positions(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                                      const CpCostModels& models, int64_t& workspace) {
   const cp::Pass pass = program.skeleton().pass;
   LCAB_CHECK(items.has_pass(pass), "the item costs were not made for the " << cp::to_string(pass) << " pass");
   const cp::GridLayout& layout = program.layout();
+  LCAB_CHECK(items.costs_position(0) && items.costs_position(layout.ring - 1),
+             "a bound needs the items of the first and last ring position");
   std::vector<uint8_t> group_used(items.groups(), 0);
   for (int64_t u = 0; u < layout.ulysses; ++u) group_used[items.group_of(u)] = 1;
   PassBound b;
   const double least_speed = std::min(1.0, models.overlap_slowdown);
-  int64_t workspace = 0;
+  workspace = 0;
   // Each position's items summed in source order, the own block as head and tail where the backward cuts it
   // (RingItemCosts::row_total).
   const bool cut_own = pass == cp::Pass::kBackward && program.cuts_own_block();
   for (int g = 0; g < items.groups(); ++g) {
     if (!group_used[g]) continue;
-    for (int64_t position = 0; position < items.positions(); ++position) {
+    for (const int64_t position : items.costed_positions()) {
       const RingItemCosts::RowTotal& row = items.row_total(pass, g, position, cut_own);
       workspace = std::max(workspace, row.workspace_bytes);
       b.time_lower_bound_us = std::max(b.time_lower_bound_us, least_speed * row.attention_us);
@@ -606,6 +613,24 @@ PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCo
   return b;
 }
 
+}  // namespace
+
+PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                         const CpCostModels& models) {
+  LCAB_CHECK(items.complete(), "bound_lockstep needs every ring position's items (a sample gives "
+                               "sampled_bound_lockstep)");
+  int64_t workspace = 0;
+  return bound_over_costed_positions(program, items, models, workspace);
+}
+
+std::optional<PassBound> sampled_bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                                                const CpCostModels& models) {
+  int64_t workspace = 0;
+  const PassBound b = bound_over_costed_positions(program, items, models, workspace);
+  if (workspace != items.workspace_limit(program.skeleton().pass)) return std::nullopt;
+  return b;
+}
+
 CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
                                const CpCostModels& models) {
   LCAB_CHECK(models.kernel && models.comm, "simulate_lockstep needs a kernel and a communication cost model");
@@ -616,6 +641,7 @@ CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const Ring
                                                                   << cp::to_string(schedule.pass));
   LCAB_CHECK(items.has_pass(schedule.pass), "the item costs were not made for the " << cp::to_string(schedule.pass)
                                                                                      << " pass");
+  LCAB_CHECK(items.complete(), "simulate_lockstep needs every ring position's items, not a sample");
   LCAB_CHECK(models.comm->cluster().gpus >= schedule.gpus(),
              "the schedule has " << schedule.gpus() << " ranks but the cluster " << models.comm->cluster().gpus);
   const cp::GridLayout& layout = program.layout();

@@ -23,6 +23,8 @@
 // ranks, plus each played rank's communication and compute intervals.
 #pragma once
 
+#include <optional>
+
 #include "model/cp/ulysses_ring_program.h"
 #include "model/perf/cp_simulator.h"
 #include "model/perf/ring_item_costs.h"
@@ -42,6 +44,15 @@ CpSimulation simulate_lockstep(const cp::UlyssesRingProgram& program, const Ring
 /// summed op by op as the program emits them.
 PassBound bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
                          const CpCostModels& models);
+
+/// A cheaper bound of the program's pass from a table that costs only some ring positions' rows (a sample holding
+/// positions 0 and R - 1; RingItemCosts' `costed`): bound_lockstep's terms over the sampled positions. Its time is
+/// a lower bound of the pass, never above bound_lockstep's on the whole table: the largest row total over fewer
+/// positions is no larger, and the streams of positions 0 and R - 1 are summed from the same item costs in the same
+/// order. Its peak memory is exact: it is given only when some sampled item reaches RingItemCosts::workspace_limit,
+/// the largest workspace any item can have; std::nullopt otherwise (the whole table is needed).
+std::optional<PassBound> sampled_bound_lockstep(const cp::UlyssesRingProgram& program, const RingItemCosts& items,
+                                                const CpCostModels& models);
 
 /// True when the U members of every Ulysses group have the same timeline (see above), so that simulate_lockstep
 /// plays only member 0's ranks.

@@ -126,35 +126,84 @@ void run_workers(int threads, Work&& work) {
   if (unexpected) std::rethrow_exception(unexpected);
 }
 
-// Which candidates in bound order are simulated: the rule of PlanRequest::prune, decided in order although
-// workers simulate several at once (a decision that depends on unfinished simulations waits for them), so that
-// the outcome never depends on timing.
+// What a worker does next with a candidate: simulate it, or replace its sampled bound by its full bound.
+struct PlanStep {
+  size_t candidate = 0;
+  bool refine = false;
+};
+
+// Which candidates are simulated: the rule of PlanRequest::prune on the candidates in increasing order of their
+// full bounds, decided in order although workers simulate several at once (a decision that depends on unfinished
+// simulations waits for them), so that the outcome never depends on timing.
+//
+// Candidates may start with a sampled bound (CpBound::sampled: at most the full bound, peak memory and so group
+// exact). The decisions are those the full bounds give, without making every full bound: the next candidate in
+// order is the unprocessed one of least (bound, index); when its bound is sampled it is refined (a PlanStep with
+// refine: the worker makes the full bound and calls refined()) before anything is decided, since its full bound may
+// put others first. It is simulated when its bound is full. So the candidates are decided in increasing order of
+// (full bound, index), as with every bound full: each unprocessed one's full bound is at least its current one.
+// A candidate is pruned when its group has simulated ones, none in flight, and its bound, sampled or full, is at
+// least their slowest time: its full bound is then too, and so is every unprocessed one's of its group, so the rule
+// on full bounds prunes it and all of them as well. Its sampled bound is then what the plan keeps of it. Whether a
+// sampled bound is refined or pruned on waits, like pruning, for the group's simulations in flight, so that which
+// bound a pruned candidate keeps does not depend on timing either.
 class PruningOrder {
  public:
-  PruningOrder(std::vector<size_t> order, std::vector<int> group, std::vector<double> bound_us, bool prune)
-      : order_(std::move(order)), group_(std::move(group)), bound_us_(std::move(bound_us)), prune_(prune) {}
+  // candidates: those with a bound, in index order; with prune false, simulated in that order and never refined.
+  PruningOrder(std::vector<size_t> candidates, std::vector<int> group, std::vector<double> bound_us,
+               std::vector<uint8_t> sampled, bool prune)
+      : remaining_(std::move(candidates)),
+        group_(std::move(group)),
+        bound_us_(std::move(bound_us)),
+        sampled_(std::move(sampled)),
+        refining_(sampled_.size(), 0),
+        prune_(prune) {}
 
-  // The next candidate to simulate (an index into the candidates), or nothing when the rest is pruned or done.
-  std::optional<size_t> next() {
+  // The next step, or nothing when the rest is pruned or done.
+  std::optional<PlanStep> next() {
     std::unique_lock<std::mutex> lock(mutex_);
-    while (next_ < order_.size()) {
-      const size_t c = order_[next_];
+    while (!remaining_.empty()) {
+      const size_t at = first_in_order();
+      const size_t c = remaining_[at];
       Group& g = groups_[group_[c]];
-      const bool simulate = !prune_ || g.simulated == 0 || bound_us_[c] < g.slowest_us;
-      if (simulate) {
-        ++next_;
-        ++g.simulated;
-        ++g.in_flight;
-        return c;
-      }
-      if (g.in_flight > 0) {  // the slowest time so far may still grow
-        finished_.wait(lock);
+      const bool may_prune = prune_ && g.simulated > 0;
+      const bool above_slowest = bound_us_[c] >= g.slowest_us;
+      // Decisions that a simulation in flight could change wait for it (the slowest time so far may still grow):
+      // pruning, and refining a sampled bound (the slowest time may grow past it and prune it on the sample).
+      if (refining_[c] || (may_prune && (above_slowest || sampled_[c]) && g.in_flight > 0)) {
+        finished_.wait(lock);  // or another worker makes its full bound
         continue;
       }
-      pruned_.push_back(c);  // and every later one of its group: their bounds are no lower
-      ++next_;
+      if (may_prune && above_slowest) {
+        pruned_.push_back(c);  // and every later one of its group: their full bounds are no lower
+        remaining_.erase(remaining_.begin() + static_cast<std::ptrdiff_t>(at));
+        continue;
+      }
+      if (sampled_[c]) {
+        refining_[c] = 1;
+        return PlanStep{c, true};
+      }
+      remaining_.erase(remaining_.begin() + static_cast<std::ptrdiff_t>(at));
+      ++g.simulated;
+      ++g.in_flight;
+      return PlanStep{c, false};
     }
     return std::nullopt;
+  }
+  // The full bound of a candidate handed out to refine.
+  void refined(size_t c, double full_bound_us) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bound_us_[c] = full_bound_us;
+    sampled_[c] = 0;
+    refining_[c] = 0;
+    finished_.notify_all();
+  }
+  // A candidate handed out to refine whose full bound failed: it is neither simulated nor pruned.
+  void dropped(size_t c) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase(remaining_, c);
+    refining_[c] = 0;
+    finished_.notify_all();
   }
   // A simulation is done (time_us: its time; failed: it threw and does not count).
   void done(size_t c, double time_us, bool failed) {
@@ -173,16 +222,43 @@ class PruningOrder {
     int in_flight = 0;
     double slowest_us = 0;
   };
-  std::vector<size_t> order_;
+  // The index in remaining_ of the next candidate: with prune, least (bound, index) (remaining_ is in index order);
+  // without, the first.
+  size_t first_in_order() const {
+    size_t best = 0;
+    if (!prune_) return best;
+    for (size_t n = 1; n < remaining_.size(); ++n)
+      if (bound_us_[remaining_[n]] < bound_us_[remaining_[best]]) best = n;
+    return best;
+  }
+  std::vector<size_t> remaining_;
   std::vector<int> group_;
   std::vector<double> bound_us_;
+  std::vector<uint8_t> sampled_;
+  std::vector<uint8_t> refining_;
   bool prune_;
   std::mutex mutex_;
   std::condition_variable finished_;
-  size_t next_ = 0;
   Group groups_[2];
   std::vector<size_t> pruned_;
 };
+
+// Replaces candidate c's sampled bound by its full bound and tells `pruning`; a candidate whose full bound fails
+// loses its bound (then it is skipped with the error).
+void refine_bound(CpPredictor& predictor, size_t c, const cp::CpConfig& candidate, const PlanRequest& request,
+                  std::optional<CpBound>& bound, std::string& error, PruningOrder& pruning) {
+  try {
+    bound = predictor.bound(candidate, request.kernel, request.passes, true, BoundSampling{});
+    pruning.refined(c, bound->time_lower_bound_us);
+  } catch (const Error& e) {
+    error = e.what();
+    bound.reset();
+    pruning.dropped(c);
+  } catch (...) {
+    pruning.dropped(c);
+    throw;
+  }
+}
 
 }  // namespace
 
@@ -210,7 +286,8 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   run_workers(threads, [&](int worker) {
     for (size_t c = next++; c < n; c = next++) {
       try {
-        bounds[c] = predictors[worker]->bound(candidates[c], request.kernel, request.passes, request.prune);
+        bounds[c] = predictors[worker]->bound(candidates[c], request.kernel, request.passes, request.prune,
+                                              request.prune ? request.sampled_bounds : BoundSampling{});
       } catch (const Error& e) {
         errors[c] = e.what();
       }
@@ -221,21 +298,25 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   std::vector<size_t> order;
   std::vector<int> group(n, 0);
   std::vector<double> bound_us(n, 0);
+  std::vector<uint8_t> sampled(n, 0);
   for (size_t c = 0; c < n; ++c) {
     if (!bounds[c]) continue;
     order.push_back(c);
     group[c] = bounds[c]->peak_mem_bytes <= plan.memory_limit_bytes ? 0 : 1;
     bound_us[c] = bounds[c]->time_lower_bound_us;
+    sampled[c] = bounds[c]->sampled ? 1 : 0;
   }
-  if (request.prune) {
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bound_us[a] < bound_us[b]; });
-  } else {  // every candidate is simulated: the longest first, so that workers finish together
+  if (!request.prune)  // every candidate is simulated: the longest first, so that workers finish together
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return bounds[a]->work > bounds[b]->work; });
-  }
-  PruningOrder pruning(order, group, bound_us, request.prune);
+  PruningOrder pruning(order, group, bound_us, sampled, request.prune);
   std::vector<std::optional<CpPrediction>> predictions(n);
   run_workers(threads, [&](int worker) {
-    while (const std::optional<size_t> c = pruning.next()) {
+    while (const std::optional<PlanStep> step = pruning.next()) {
+      const std::optional<size_t> c = step->candidate;
+      if (step->refine) {
+        refine_bound(*predictors[worker], *c, candidates[*c], request, bounds[*c], errors[*c], pruning);
+        continue;
+      }
       try {
         predictions[*c] = predictors[worker]->predict(candidates[*c], request.kernel, request.passes,
                                                       PredictOptions{false, false, false});

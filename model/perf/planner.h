@@ -30,6 +30,13 @@ struct PlanRequest {
   /// those that do not, separately), it and all after it are not simulated: each is slower than every simulated
   /// one, so the ranking of the simulated ones is exact and the pruned ones rank after them by their bound.
   bool prune = true;
+  /// With prune, candidates of ulysses/ring methods with at least sampled_bounds.min_ring ring positions, and
+  /// allgather candidates of at least sampled_bounds.min_ranks ranks, are first bounded from a sample of positions
+  /// or ranks (CpPredictor::bound's sampling: not above the full bound, exact peak memory) and get their full bound
+  /// (the R^2-item table, every rank's items) only when the pruning rule needs it (PruningOrder in planner.cpp): the
+  /// same configs are simulated, with the same results, as with every bound full; a config pruned on its sampled
+  /// bound keeps that, lower, bound. {} (zeros): every candidate's full bound first.
+  BoundSampling sampled_bounds{kSampledBoundMinRing, kSampledBoundMinRanks};
   /// Item-cost tables and tile grids to use and keep (ring_item_cache.h); null: a cache of this plan's own. A
   /// sweep passes one cache to the plans of every GPU count of a mask, which then make the mask's grids once.
   std::shared_ptr<RingItemCostCache> item_cache;
@@ -39,7 +46,8 @@ struct PlanEntry {
   CpPrediction prediction;  ///< pruned: the normalized config only, no passes
   bool fits = true;         ///< peak memory per rank within the limit (known exactly without simulating)
   bool pruned = false;      ///< not simulated (see PlanRequest::prune): only bound.time_lower_bound_us is known
-  CpBound bound;            ///< time lower bound and exact peak memory
+  CpBound bound;            ///< time lower bound (the full one, or a sampled one for a pruned entry) and exact peak
+                            ///< memory
 };
 
 struct SkippedConfig {

@@ -9,7 +9,7 @@ namespace {
 
 // Everything a table's items and costs depend on (not placement or windows: items are per ring position).
 std::string key_of(const cp::UlyssesRingProgram& program, const std::string& kernel, bool forward, bool backward,
-                   double pass_bytes_per_s) {
+                   double pass_bytes_per_s, const std::vector<int64_t>& costed) {
   const cp::CpConfig& c = program.skeleton().config;
   const cp::Workload& w = c.workload;
   std::ostringstream key;
@@ -17,6 +17,7 @@ std::string key_of(const cp::UlyssesRingProgram& program, const std::string& ker
       << cp::to_string(c.sharding) << ' ' << c.min_document_chunk_tokens << ' ' << w.batch << ' ' << w.heads << '/'
       << w.kv_heads << ' ' << w.head_dim << ' ' << w.dtype_bytes << ' ' << w.grad_accum_bytes << ' '
       << program.cuts_own_block() << ' ' << kernel << ' ' << forward << backward << ' ' << std::hexfloat << pass_bytes_per_s;
+  for (const int64_t position : costed) key << ' ' << position;
   return key.str();
 }
 
@@ -47,8 +48,9 @@ T made_once(std::mutex& mutex, FindOrAdd&& find_or_add, Make&& make) {
 std::shared_ptr<const RingItemCosts> RingItemCostCache::get(const cp::UlyssesRingProgram& program,
                                                             const std::string& kernel, const KernelCostModel* forward,
                                                             const KernelCostModel* backward,
-                                                            double pass_bytes_per_s) {
-  const std::string key = key_of(program, kernel, forward != nullptr, backward != nullptr, pass_bytes_per_s);
+                                                            double pass_bytes_per_s,
+                                                            const std::vector<int64_t>& costed) {
+  const std::string key = key_of(program, kernel, forward != nullptr, backward != nullptr, pass_bytes_per_s, costed);
   using Table = std::shared_ptr<const RingItemCosts>;
   const std::shared_ptr<const Mask>& mask = program.skeleton().config.workload.mask;
   return made_once<Table>(
@@ -68,7 +70,7 @@ std::shared_ptr<const RingItemCosts> RingItemCostCache::get(const cp::UlyssesRin
         std::array<std::shared_ptr<const TileGrid>, 2> grids;
         if (forward) grids[0] = grid(mask, *forward);
         if (backward) grids[1] = grid(mask, *backward);
-        return std::make_shared<const RingItemCosts>(program, forward, backward, pass_bytes_per_s, grids);
+        return std::make_shared<const RingItemCosts>(program, forward, backward, pass_bytes_per_s, grids, costed);
       });
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "model/perf/ring_item_costs.h"
 
@@ -19,10 +20,11 @@ class RingItemCostCache {
   /// The table of `program`'s items costed with `forward` and/or `backward` (kernel models of the implementation
   /// and dtype named by `kernel`; null for a pass not needed) and the executor's pass bandwidth. Made once per
   /// content key by the first thread that asks; others asking meanwhile wait for it. Thread-safe. Keeps the
-  /// workload's mask alive while cached.
+  /// workload's mask alive while cached. costed: the positions to cost (RingItemCosts' `costed`; empty: all): a
+  /// sample is a table of its own, kept beside the whole one.
   std::shared_ptr<const RingItemCosts> get(const cp::UlyssesRingProgram& program, const std::string& kernel,
                                            const KernelCostModel* forward, const KernelCostModel* backward,
-                                           double pass_bytes_per_s);
+                                           double pass_bytes_per_s, const std::vector<int64_t>& costed = {});
   /// Tables kept at most (the oldest is dropped first).
   static constexpr size_t kMaxTables = 64;
   /// The tile grid of `mask` for a kernel model's tile shape and work item (lines kRows for q-row items, else

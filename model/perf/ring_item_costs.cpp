@@ -52,7 +52,8 @@ class ItemKinds {
 
 RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
                              const KernelCostModel* backward, double pass_bytes_per_s,
-                             std::array<std::shared_ptr<const TileGrid>, 2> grids) {
+                             std::array<std::shared_ptr<const TileGrid>, 2> grids, std::vector<int64_t> costed)
+    : costed_(std::move(costed)) {
   const cp::Workload& wl = program.skeleton().config.workload;
   const cp::GridLayout& layout = program.layout();
   positions_ = layout.ring;
@@ -80,6 +81,8 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
     group_of_member_.push_back(g);
   }
   const int64_t R = positions_;
+  set_costed_positions();
+  set_workspace_limits(program, models);
   entries_.assign(static_cast<size_t>(groups()) * R * R, Entry{});
 
   if (program.cuts_own_block()) own_parts_.assign(static_cast<size_t>(groups()) * R * 2, Entry{});
@@ -140,7 +143,7 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
   const auto whole_item = [&](int g, int64_t source) -> const cp::ComputeItem* {
     return program.item_into(resolver, group_members_[static_cast<size_t>(g)], source, whole) ? &whole : nullptr;
   };
-  for (int64_t pos = 0; pos < R; ++pos) {
+  for (const int64_t pos : costed_) {
     resolver.resolve(program.sharding().positions[pos], program.index_of_positions());
     for (int g = 0; g < groups(); ++g) {
       for (int64_t source = 0; source < R; ++source) {
@@ -157,6 +160,43 @@ RingItemCosts::RingItemCosts(const cp::UlyssesRingProgram& program, const Kernel
       total_row(g, pos, row_kinds);
     }
   }
+}
+
+void RingItemCosts::set_costed_positions() {
+  if (costed_.empty()) {
+    for (int64_t pos = 0; pos < positions_; ++pos) costed_.push_back(pos);
+    return;
+  }
+  for (size_t n = 0; n < costed_.size(); ++n)
+    LCAB_CHECK(costed_[n] >= 0 && costed_[n] < positions_ && (n == 0 || costed_[n - 1] < costed_[n]),
+               "the costed ring positions must be ascending, distinct and below " << positions_);
+}
+
+void RingItemCosts::set_workspace_limits(const cp::UlyssesRingProgram& program,
+                                         const std::array<const KernelCostModel*, 2>& models) {
+  const cp::Workload& wl = program.skeleton().config.workload;
+  int64_t rows = 0;  // the most rows an item can span: pads hold no cell
+  for (const cp::TokenMap& map : program.sharding().positions) rows = std::max(rows, map.real_row_span());
+  for (int pass = 0; pass < 2; ++pass) {
+    if (!models[pass]) continue;
+    for (const int64_t u : group_members_) {
+      cp::ComputeItem whole_buffer;  // what the shape reads: the member's heads
+      whole_buffer.q_heads = program.q_heads(u);
+      whole_buffer.kv_heads = program.kv_heads(u);
+      workspace_limit_[pass] =
+          std::max(workspace_limit_[pass], attention_workspace_bytes(item_shape(whole_buffer, wl), rows, rows,
+                                                                     models[pass]->pass()));
+    }
+  }
+}
+
+bool RingItemCosts::costs_position(int64_t position) const {
+  return std::binary_search(costed_.begin(), costed_.end(), position);
+}
+
+int64_t RingItemCosts::workspace_limit(cp::Pass pass) const {
+  LCAB_CHECK(has_pass(pass), "the item costs were not made for the " << cp::to_string(pass) << " pass");
+  return workspace_limit_[static_cast<int>(pass)];
 }
 
 void RingItemCosts::total_row(int group, int64_t position, const std::vector<int32_t>& kind_by_source) {

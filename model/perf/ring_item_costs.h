@@ -39,9 +39,14 @@ class RingItemCosts {
   /// asked for exists, every ring position's rows are aligned to their tiles and the models' costs depend on tile
   /// counts only, items are counted on the grids (grid_item_tiles.h) instead of resolved into slices: the same
   /// key rows and costs, without touching every slice of the mask.
+  ///
+  /// costed: the ring positions whose rows (every group's items at that position, own-block parts included) are
+  /// costed, ascending and distinct; empty: every position. A table of some positions is a sample for a lower
+  /// bound of the pass (sampled_bound_lockstep): its other positions read as if they had no item, so it must never
+  /// be played (complete() is false; simulate_lockstep and bound_lockstep refuse it).
   RingItemCosts(const cp::UlyssesRingProgram& program, const KernelCostModel* forward,
                 const KernelCostModel* backward, double pass_bytes_per_s,
-                std::array<std::shared_ptr<const TileGrid>, 2> grids = {});
+                std::array<std::shared_ptr<const TileGrid>, 2> grids = {}, std::vector<int64_t> costed = {});
 
   int64_t positions() const { return positions_; }
   int groups() const { return static_cast<int>(group_members_.size()); }
@@ -49,6 +54,18 @@ class RingItemCosts {
   int group_of(int64_t u) const { return group_of_member_.at(static_cast<size_t>(u)); }
   /// True when the table was costed for `pass`.
   bool has_pass(cp::Pass pass) const { return has_pass_[static_cast<int>(pass)]; }
+  /// True when every position's rows were costed (the table may be played).
+  bool complete() const { return static_cast<int64_t>(costed_.size()) == positions_; }
+  /// True when the rows of `position` were costed.
+  bool costs_position(int64_t position) const;
+  /// The ring positions whose rows were costed, ascending.
+  const std::vector<int64_t>& costed_positions() const { return costed_; }
+  /// The largest workspace any item of the program can have in `pass` (the pass must have been asked for): that of
+  /// an item of the group with the most heads whose q rows span the most rows of a position's q buffer from its
+  /// first row that is not a pad to its last (an item's rows, and an own-block part's, lie within its position's
+  /// buffer and have cells, which pads never have; attention_workspace_bytes grows with them). A sample whose items
+  /// reach it has found the whole table's largest workspace.
+  int64_t workspace_limit(cp::Pass pass) const;
 
   /// The item (or its `part`: kOwnHead / kOwnTail with source == position, when the program cuts the own block)
   /// of group g at ring position `position` against the KV block of `source`: its key rows in that block, or
@@ -87,6 +104,10 @@ class RingItemCosts {
   bool cost_on_grids(const cp::UlyssesRingProgram& program, const std::array<const KernelCostModel*, 2>& models,
                      double pass_bytes_per_s, const std::array<std::shared_ptr<const TileGrid>, 2>& grids);
   const Entry& entry(int group, int64_t position, int64_t source, cp::RingItemPart part) const;
+  /// Fills costed_ with every position when it was given empty; checks a given list.
+  void set_costed_positions();
+  /// Sets workspace_limit_ for the passes of `models`.
+  void set_workspace_limits(const cp::UlyssesRingProgram& program, const std::array<const KernelCostModel*, 2>& models);
   /// Sets row_totals_ of (group, position) from the kinds of its items by source (own parts already set).
   void total_row(int group, int64_t position, const std::vector<int32_t>& kind_by_source);
 
@@ -98,6 +119,8 @@ class RingItemCosts {
   std::array<std::vector<Cost>, 2> costs_;  ///< [pass][kind]
   std::array<std::vector<RowTotal>, 2> row_totals_;  ///< [pass][group][position][cut_own]
   std::array<bool, 2> has_pass_{false, false};
+  std::vector<int64_t> costed_;               ///< positions whose rows are costed, ascending
+  std::array<int64_t, 2> workspace_limit_{0, 0};  ///< [pass]
   size_t kinds_ = 0;
   bool on_grids_ = false;
 };

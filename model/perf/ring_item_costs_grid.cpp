@@ -100,7 +100,7 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
     parts[1] = entry_of(tail, g);
   };
   std::vector<int32_t> row_kinds(static_cast<size_t>(R));
-  for (int64_t pos = 0; pos < R; ++pos) {
+  for (const int64_t pos : costed_) {
     const cp::TokenMap& q_map = positions[static_cast<size_t>(pos)];
     for (int g = 0; g < groups(); ++g) {
       const std::vector<int>& heads = lists[static_cast<size_t>(g)];

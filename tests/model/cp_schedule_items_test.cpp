@@ -11,6 +11,7 @@
 #include "model/cp/method_common.h"
 #include "model/cp/schedule.h"
 #include "model/cp/schedule_items.h"
+#include "model/error.h"
 #include "model/mask_spec.h"
 #include "model/rng.h"
 
@@ -88,6 +89,113 @@ TEST(CpScheduleItems, AllgatherFromTheOtherPassItemsEqualsResolved) {
   }
   EXPECT_EQ(compared, 30);
   EXPECT_GT(items, 500);
+}
+
+// The allgather's resolving maker (CpMethod::resolving_items) gives the items the resolving build makes, item for
+// item, and a maker calling it for some ranks only gives those ranks their items and the others none (the rest of
+// the schedule unchanged): what a sampled bound builds.
+TEST(CpScheduleItems, AllgatherResolvingMakerGivesTheResolvedItems) {
+  const CpMethod& method = builtin_cp_methods().find("allgather");
+  ASSERT_TRUE(method.resolving_items);
+  int compared = 0, items = 0;
+  for (const char* spec : {"causal_document", "sliding_window:window=512", "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (int gpus : {2, 8, 32}) {
+      CpConfig c;
+      c.method = "allgather";
+      c.gpus = gpus;
+      c.gpus_per_node = 8;
+      c.workload.mask = mask;
+      c.workload.heads = 16;
+      c.workload.kv_heads = 4;
+      const CpConfig config = normalize_config(c);
+      for (Pass pass : {Pass::kForward, Pass::kBackward}) {
+        const Schedule resolved = build_schedule(config, pass);
+        const Schedule made = method.build_with_items(config, pass, method.resolving_items(config));
+        EXPECT_EQ(differences(resolved, made), "") << spec << " P=" << gpus << " " << to_string(pass);
+        const ComputeItemMaker resolving = method.resolving_items(config);
+        const auto sampled = [&](int rank) { return rank % 3 == 1; };
+        const Schedule some = method.build_with_items(
+            config, pass,
+            [&](int rank, int step, const TokenMap& q_map, const TokenMap& k_map) -> std::optional<ComputeItem> {
+              if (!sampled(rank)) return std::nullopt;
+              return resolving(rank, step, q_map, k_map);
+            });
+        ASSERT_EQ(some.ranks.size(), resolved.ranks.size());
+        for (size_t r = 0; r < some.ranks.size(); ++r) {
+          const std::vector<ComputeItem>& got = some.ranks[r].items;
+          const std::vector<ComputeItem>& want = resolved.ranks[r].items;
+          if (!sampled(static_cast<int>(r))) {
+            EXPECT_TRUE(got.empty()) << spec << " rank " << r;
+            continue;
+          }
+          ASSERT_EQ(got.size(), want.size()) << spec << " rank " << r;
+          for (size_t n = 0; n < got.size(); ++n) {
+            EXPECT_EQ(got[n].slices, want[n].slices) << spec << " rank " << r;
+            EXPECT_EQ(got[n].q_rows, want[n].q_rows);
+            EXPECT_EQ(got[n].k_rows, want[n].k_rows);
+            EXPECT_EQ(got[n].pairs, want[n].pairs);
+            ++items;
+          }
+        }
+        EXPECT_EQ(some.peak_buffer_bytes(), resolved.peak_buffer_bytes());
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 18);
+  EXPECT_GT(items, 50);
+}
+
+// The key map an allgather's maker gets at step 1 is every block of the gathered buffer in rank order with the
+// rank's own as one pad of t rows, as appending their segments one by one makes it (segment for segment), for every
+// sharding the method takes, masks with and without documents.
+TEST(CpScheduleItems, AllgatherMakerKeysAreTheOtherBlocksWithTheOwnAsAPad) {
+  const CpMethod& method = builtin_cp_methods().find("allgather");
+  int compared = 0;
+  for (const char* spec : {"causal", "causal_document", "full_document_long"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    for (ShardingKind sharding :
+         {ShardingKind::kAuto, ShardingKind::kContiguous, ShardingKind::kZigzag, ShardingKind::kZigzagDocuments}) {
+      for (int gpus : {2, 8, 32}) {
+        CpConfig c;
+        c.method = "allgather";
+        c.gpus = gpus;
+        c.gpus_per_node = 8;
+        c.sharding = sharding;
+        c.min_document_chunk_tokens = 16;
+        c.workload.mask = mask;
+        c.workload.heads = 16;
+        c.workload.kv_heads = 4;
+        CpConfig config;
+        try {
+          config = normalize_config(c);
+        } catch (const Error&) {
+          continue;  // a sharding the method or mask does not take
+        }
+        const Schedule s = build_schedule(config, Pass::kForward);
+        const int64_t t = s.local_tokens;
+        method.build_with_items(config, Pass::kForward,
+                                [&](int rank, int step, const TokenMap&, const TokenMap& k_map) -> std::optional<ComputeItem> {
+                                  if (step != 1) return std::nullopt;
+                                  TokenMap expected;
+                                  for (int j = 0; j < gpus; ++j) {
+                                    if (j == rank) {
+                                      expected.append(Segment{-1, t, true});
+                                      continue;
+                                    }
+                                    for (const Segment& seg : s.token_maps[static_cast<size_t>(j)].segments)
+                                      expected.append(seg);
+                                  }
+                                  EXPECT_EQ(k_map.segments, expected.segments)
+                                      << spec << " " << to_string(sharding) << " P=" << gpus << " rank " << rank;
+                                  ++compared;
+                                  return std::nullopt;
+                                });
+      }
+    }
+  }
+  EXPECT_GT(compared, 300);
 }
 
 // sort_by_position orders as std::sort by (q_begin, k_begin) does: lists of distinct positions in runs (as an

@@ -6,6 +6,7 @@
 #include "model/perf/lockstep_simulator.h"
 
 #include <cmath>
+#include <iostream>
 #include <memory>
 #include <sstream>
 
@@ -242,6 +243,150 @@ TEST(PerfLockstepSimulator, BoundRowTotalsEqualTheItemByItemSum) {
   }
   EXPECT_GT(compared, 300);
   EXPECT_GT(cut, 50);
+}
+
+// Samples of ring positions a table may cost (RingItemCosts' `costed`) for a ring of R positions: the ends only, the
+// ends and the middle, the planner's sample, and every position listed.
+std::vector<std::vector<int64_t>> position_samples(int64_t R) {
+  std::vector<int64_t> every;
+  for (int64_t p = 0; p < R; ++p) every.push_back(p);
+  return {{0, R - 1}, {0, R / 2, R - 1}, sampled_bound_positions(R), every};
+}
+
+// A sampled bound (sampled_bound_lockstep) is at most the whole table's bound and the simulated time, with the whole
+// table's peak memory whenever it gives one; a sample of every position gives the whole table's bound itself. Ring
+// and usp, per-kv-head and shared masks, tables from slices and on grids, both passes.
+TEST(PerfLockstepSimulator, SampledBoundsAreAtMostTheFullBoundWithItsPeakMemory) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  const KernelCostModel fwd(h100, h100.kernel("lcab_flash", "fwd", 128, "bf16"));
+  const KernelCostModel bwd(h100, h100.kernel("lcab_flash", "bwd", 128, "bf16"));
+  int given = 0, declined = 0, below = 0;
+  for (const char* spec : {"causal", "causal_document", "sliding_window:window=512", "block_sparse",
+                           "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    const std::array<std::shared_ptr<const TileGrid>, 2> grids{
+        TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows),
+        TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns)};
+    for (const cp::CpConfig& c : {config("ring", 16, 8, mask, 0, 1, cp::Placement::kUlyssesIntra),
+                                  config("ring", 32, 8, mask, 0, 1, cp::Placement::kUlyssesIntra),
+                                  config("usp", 32, 8, mask, 4, 1, cp::Placement::kRingIntra)}) {
+      const cp::CpConfig normal = cp::normalize_config(c);
+      const CommCostModel comm(h100, ClusterShape{normal.gpus, normal.gpus_per_node});
+      for (bool on_grids : {false, true}) {
+        const std::array<std::shared_ptr<const TileGrid>, 2> used =
+            on_grids ? grids : std::array<std::shared_ptr<const TileGrid>, 2>{};
+        const cp::UlyssesRingProgram forward(normal, cp::Pass::kForward);
+        const RingItemCosts whole(forward, &fwd, &bwd, h100.executor_pass_rate(), used);
+        for (const std::vector<int64_t>& sample : position_samples(forward.layout().ring)) {
+          const RingItemCosts sampled(forward, &fwd, &bwd, h100.executor_pass_rate(), used, sample);
+          for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
+            const cp::UlyssesRingProgram program(normal, pass);
+            const CpCostModels models = cost_models(h100, pass == cp::Pass::kForward ? fwd : bwd, comm);
+            const PassBound full = bound_lockstep(program, whole, models);
+            const std::optional<PassBound> part = sampled_bound_lockstep(program, sampled, models);
+            const std::string what = std::string(spec) + " " + describe_config(normal) + " grids " +
+                                     std::to_string(on_grids) + " " + std::string(cp::to_string(pass)) +
+                                     " sample of " + std::to_string(sample.size());
+            if (sampled.complete()) {
+              ASSERT_TRUE(part.has_value()) << what;
+              EXPECT_EQ(part->time_lower_bound_us, full.time_lower_bound_us) << what;
+            }
+            if (!part) {
+              ++declined;
+              continue;
+            }
+            ++given;
+            EXPECT_EQ(part->peak_mem_bytes, full.peak_mem_bytes) << what;
+            EXPECT_LE(part->time_lower_bound_us, full.time_lower_bound_us) << what;
+            EXPECT_LE(part->time_lower_bound_us, simulate_lockstep(program, whole, models).time_us) << what;
+            EXPECT_GT(part->time_lower_bound_us, 0) << what;
+            if (part->time_lower_bound_us < full.time_lower_bound_us) ++below;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(given, 200);
+  EXPECT_GT(below, 5);  // samples that miss the busiest position are looser
+  std::cout << "sampled bounds: " << given << " given, " << declined << " declined, " << below << " below the full\n";
+}
+
+// A sampled table costs its positions exactly as the whole table does (key rows, costs, row totals) and holds no
+// item elsewhere; it may not be played.
+TEST(PerfLockstepSimulator, SampledTablesCostTheirPositionsAsTheWholeTable) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  const KernelCostModel fwd(h100, h100.kernel("lcab_flash", "fwd", 128, "bf16"));
+  const KernelCostModel bwd(h100, h100.kernel("lcab_flash", "bwd", 128, "bf16"));
+  int compared = 0;
+  for (const char* spec : {"causal_document", "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    const cp::CpConfig normal = cp::normalize_config(config("ring", 32, 8, mask, 0, 1, cp::Placement::kUlyssesIntra));
+    const cp::UlyssesRingProgram program(normal, cp::Pass::kBackward);
+    const RingItemCosts whole(program, &fwd, &bwd, h100.executor_pass_rate());
+    const std::vector<int64_t> sample{0, 5, 31};
+    const RingItemCosts sampled(program, &fwd, &bwd, h100.executor_pass_rate(), {}, sample);
+    EXPECT_FALSE(sampled.complete());
+    EXPECT_TRUE(whole.complete());
+    for (int64_t pos = 0; pos < 32; ++pos) {
+      const bool in_sample = std::find(sample.begin(), sample.end(), pos) != sample.end();
+      EXPECT_EQ(sampled.costs_position(pos), in_sample);
+      for (int64_t source = 0; source < 32; ++source) {
+        const std::optional<TokenRange> rows = sampled.key_rows(0, pos, source);
+        if (!in_sample) {
+          EXPECT_FALSE(rows.has_value());
+          continue;
+        }
+        const std::optional<TokenRange> expected = whole.key_rows(0, pos, source);
+        ASSERT_EQ(rows.has_value(), expected.has_value()) << spec << " " << pos << " " << source;
+        if (!rows) continue;
+        EXPECT_EQ(rows->begin, expected->begin);
+        EXPECT_EQ(rows->end, expected->end);
+        for (cp::Pass pass : {cp::Pass::kForward, cp::Pass::kBackward}) {
+          EXPECT_EQ(sampled.cost(pass, 0, pos, source).time_us, whole.cost(pass, 0, pos, source).time_us);
+          EXPECT_EQ(sampled.cost(pass, 0, pos, source).workspace_bytes,
+                    whole.cost(pass, 0, pos, source).workspace_bytes);
+        }
+        ++compared;
+      }
+      if (in_sample) {
+        EXPECT_EQ(sampled.row_total(cp::Pass::kBackward, 0, pos, true).attention_us,
+                  whole.row_total(cp::Pass::kBackward, 0, pos, true).attention_us);
+      }
+    }
+    const CommCostModel comm(h100, ClusterShape{normal.gpus, normal.gpus_per_node});
+    EXPECT_THROW(simulate_lockstep(program, sampled, cost_models(h100, bwd, comm)), Error);
+    EXPECT_THROW(bound_lockstep(program, sampled, cost_models(h100, bwd, comm)), Error);
+  }
+  EXPECT_GT(compared, 50);
+}
+
+// When no sampled item spans its position's whole q buffer, the sample cannot tell the largest workspace: the
+// backward's sampled bound declines (the forward has no workspace). Only position 3 of a ring of 8 has cells: the
+// rows of its zigzag chunks (3 and 12 of 512 tokens) attend chunk 5 (position 5's block).
+TEST(PerfLockstepSimulator, SampledBoundDeclinesWhenNoSampledItemHasTheLargestWorkspace) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  const KernelCostModel fwd(h100, h100.kernel("lcab_flash", "fwd", 128, "bf16"));
+  const KernelCostModel bwd(h100, h100.kernel("lcab_flash", "bwd", 128, "bf16"));
+  const auto mask = std::make_shared<const Mask>(
+      8192, std::vector<Slice>{{1536, 2048, 2560, 3072, SliceType::kFull}, {6144, 6656, 2560, 3072, SliceType::kFull}});
+  cp::CpConfig c = config("ring", 8, 8, mask, 0, 1, cp::Placement::kUlyssesIntra);
+  c.sharding = cp::ShardingKind::kZigzag;
+  const cp::CpConfig normal = cp::normalize_config(c);
+  const CommCostModel comm(h100, ClusterShape{normal.gpus, normal.gpus_per_node});
+  const cp::UlyssesRingProgram backward(normal, cp::Pass::kBackward);
+  const cp::UlyssesRingProgram forward(normal, cp::Pass::kForward);
+  const RingItemCosts whole(backward, &fwd, &bwd, h100.executor_pass_rate());
+  const CpCostModels bwd_models = cost_models(h100, bwd, comm), fwd_models = cost_models(h100, fwd, comm);
+  ASSERT_GT(bound_lockstep(backward, whole, bwd_models).peak_mem_bytes, backward.skeleton().peak_buffer_bytes());
+  const RingItemCosts without(backward, &fwd, &bwd, h100.executor_pass_rate(), {}, {0, 7});
+  EXPECT_FALSE(sampled_bound_lockstep(backward, without, bwd_models).has_value());
+  ASSERT_TRUE(sampled_bound_lockstep(forward, without, fwd_models).has_value());
+  EXPECT_EQ(sampled_bound_lockstep(forward, without, fwd_models)->peak_mem_bytes,
+            bound_lockstep(forward, whole, fwd_models).peak_mem_bytes);
+  const RingItemCosts with(backward, &fwd, &bwd, h100.executor_pass_rate(), {}, {0, 3, 7});
+  const std::optional<PassBound> found = sampled_bound_lockstep(backward, with, bwd_models);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->peak_mem_bytes, bound_lockstep(backward, whole, bwd_models).peak_mem_bytes);
 }
 
 TEST(PerfLockstepSimulator, ItemTablesAreSharedAcrossCandidatesAndPasses) {

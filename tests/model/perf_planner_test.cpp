@@ -1,7 +1,9 @@
 #include "model/perf/planner.h"
 
 #include <algorithm>
+#include <iostream>
 #include <memory>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -138,6 +140,143 @@ TEST(PerfPlanner, PruningKeepsTheRankingOfSimulatedConfigsExact) {
       EXPECT_GE(same->prediction.time_us(), slowest_simulated);
     }
   }
+}
+
+// Plans that bound rings and allgathers from a sample first (PlanRequest::sampled_bounds) simulate the configs that
+// plans with every bound full simulate, with the same results in the same order, and prune the same ones; a config
+// pruned on its sampled bound keeps a bound at most its full one, with the same peak memory. Rings of 4 positions and
+// allgathers of 4 ranks and up are sampled here (the planner's defaults are 256 and 32), so that both plan paths,
+// pruning on a sampled bound and refining one before simulating, are taken; one and two workers.
+TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  int pruned_on_sample = 0, refined_and_simulated = 0, plans = 0;
+  for (const char* mask : {"causal", "causal_document", "full_document_long", "block_sparse",
+                           "variable_block_sparse:avg_block=256"}) {
+    for (const int64_t gpus : {16, 64, 256}) {
+      for (const bool one_per_method : {true, false}) {
+        PlanRequest r;
+        r.workload.mask = std::make_shared<Mask>(make_mask(mask, 32768, 8));
+        r.one_config_per_method = one_per_method;
+        r.threads = 1;
+        r.sampled_bounds = {};
+        const Plan full = make_plan(h100, {gpus, 8}, r);
+        r.sampled_bounds = {4, 4};
+        std::optional<Plan> one_worker;
+        for (const int threads : {1, 2}) {
+          r.threads = threads;
+          const Plan sampled = make_plan(h100, {gpus, 8}, r);
+          if (!one_worker) one_worker = sampled;
+          const std::string what = std::string(mask) + " on " + std::to_string(gpus) + " GPUs, " +
+                                   std::to_string(threads) + " threads, one per method " +
+                                   std::to_string(one_per_method);
+          ASSERT_EQ(sampled.entries.size(), full.entries.size()) << what;
+          ASSERT_EQ(sampled.skipped.size(), full.skipped.size()) << what;
+          ++plans;
+          for (size_t n = 0; n < sampled.entries.size(); ++n) {
+            const PlanEntry& e = sampled.entries[n];
+            const PlanEntry& f = full.entries[n];
+            ASSERT_EQ(e.pruned, f.pruned) << what << " entry " << n;
+            // Which bound a pruned entry keeps, sampled or full, does not depend on the workers.
+            EXPECT_EQ(e.bound.sampled, one_worker->entries[n].bound.sampled) << what;
+            EXPECT_EQ(e.bound.time_lower_bound_us, one_worker->entries[n].bound.time_lower_bound_us) << what;
+            EXPECT_EQ(e.fits, f.fits) << what;
+            EXPECT_EQ(e.bound.peak_mem_bytes, f.bound.peak_mem_bytes) << what;
+            if (!e.pruned) {
+              ASSERT_EQ(describe_config(e.prediction.config), describe_config(f.prediction.config)) << what;
+              EXPECT_EQ(e.prediction.time_us(), f.prediction.time_us()) << what;
+              EXPECT_FALSE(e.bound.sampled) << what;
+              EXPECT_EQ(e.bound.time_lower_bound_us, f.bound.time_lower_bound_us) << what;
+              if (e.prediction.config.ring_degree >= 4) ++refined_and_simulated;
+              continue;
+            }
+            // Pruned entries rank by their bounds, which may be lower: find this config in the full plan.
+            const auto same = std::find_if(full.entries.begin(), full.entries.end(), [&](const PlanEntry& x) {
+              return describe_config(x.prediction.config) == describe_config(e.prediction.config);
+            });
+            ASSERT_NE(same, full.entries.end()) << what;
+            EXPECT_TRUE(same->pruned) << what;
+            EXPECT_EQ(e.bound.peak_mem_bytes, same->bound.peak_mem_bytes) << what;
+            EXPECT_LE(e.bound.time_lower_bound_us, same->bound.time_lower_bound_us) << what;
+            if (e.bound.sampled) ++pruned_on_sample;
+            else EXPECT_EQ(e.bound.time_lower_bound_us, same->bound.time_lower_bound_us) << what;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(plans, 60);
+  EXPECT_GT(pruned_on_sample, 20);
+  EXPECT_GT(refined_and_simulated, 20);
+}
+
+// CpPredictor::bound with a sampling gives the sampled bound when the sample finds the largest workspace, and
+// the full bound otherwise. A ring (and an allgather) of 32 ranks (zigzag chunks of 256 tokens) where only position
+// `with_cells` has cells: its rows attend chunk 5; the sample holds position 2, not 3.
+TEST(PerfPlanner, SampledBoundsFallBackToTheFullBoundWhenTheSampleMissesThePeakMemory) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  for (const char* method : {"ring", "allgather"})
+  for (const int64_t with_cells : {2, 3}) {
+    const int64_t chunk = 256, low = with_cells * chunk, high = (63 - with_cells) * chunk;
+    cp::CpConfig c;
+    c.method = method;
+    c.gpus = 32;
+    c.gpus_per_node = 8;
+    c.sharding = cp::ShardingKind::kZigzag;
+    c.workload.mask = std::make_shared<Mask>(
+        16384, std::vector<Slice>{{low, low + chunk, 5 * chunk, 6 * chunk, SliceType::kFull},
+                                  {high, high + chunk, 5 * chunk, 6 * chunk, SliceType::kFull}});
+    CpPredictor predictor(h100, {32, 8});
+    const std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
+    const CpBound full = predictor.bound(c, {}, passes);
+    const CpBound sampled = predictor.bound(c, {}, passes, true, {2, 2});
+    EXPECT_FALSE(full.sampled);
+    EXPECT_EQ(sampled.sampled, with_cells == 2) << method << " " << with_cells;
+    EXPECT_EQ(sampled.peak_mem_bytes, full.peak_mem_bytes) << method << " " << with_cells;
+    EXPECT_LE(sampled.time_lower_bound_us, full.time_lower_bound_us) << method << " " << with_cells;
+    EXPECT_EQ(sampled.work, full.work);
+    if (!sampled.sampled) {
+      EXPECT_EQ(sampled.time_lower_bound_us, full.time_lower_bound_us);
+    }
+  }
+}
+
+// An allgather's sampled bound (CpPredictor::bound with sampling.min_ranks: the items of 16 ranks only) is at most its
+// full bound and each pass's simulated time, with the full bound's peak memory; with 16 ranks or fewer the sample is
+// every rank and the bound is the full one. Items counted on grids (block_sparse, full) and resolved.
+TEST(PerfPlanner, SampledAllgatherBoundsAreAtMostTheFullBoundWithItsPeakMemory) {
+  const HardwareProfile& h100 = builtin_profile("h100_sxm");
+  const std::vector<cp::Pass> passes{cp::Pass::kForward, cp::Pass::kBackward};
+  int given = 0, below = 0;
+  for (const char* spec : {"causal_document", "block_sparse", "full", "sliding_window:window=512",
+                           "variable_block_sparse:avg_block=256"}) {
+    const auto mask = std::make_shared<Mask>(make_mask(spec, 32768, 8));
+    for (const int64_t gpus : {16, 32, 64}) {
+      cp::CpConfig c;
+      c.method = "allgather";
+      c.gpus = gpus;
+      c.gpus_per_node = 8;
+      c.workload.mask = mask;
+      CpPredictor predictor(h100, {gpus, 8});
+      const CpBound full = predictor.bound(c, {}, passes);
+      const CpBound sampled = predictor.bound(c, {}, passes, true, {0, 2});
+      const CpPrediction p = predictor.predict(c, {}, passes, PredictOptions{false, false, false});
+      const std::string what = std::string(spec) + " on " + std::to_string(gpus);
+      ASSERT_TRUE(sampled.sampled) << what;
+      ++given;
+      EXPECT_EQ(sampled.peak_mem_bytes, full.peak_mem_bytes) << what;
+      EXPECT_EQ(sampled.work, full.work) << what;
+      EXPECT_LE(sampled.time_lower_bound_us, full.time_lower_bound_us) << what;
+      if (gpus <= kSampledBoundPositions) {
+        EXPECT_EQ(sampled.time_lower_bound_us, full.time_lower_bound_us) << what;
+      }
+      for (size_t n = 0; n < passes.size(); ++n)
+        EXPECT_LE(sampled.pass_bounds[n].time_lower_bound_us, p.passes[n].simulation.time_us) << what;
+      if (sampled.time_lower_bound_us < full.time_lower_bound_us) ++below;
+    }
+  }
+  EXPECT_EQ(given, 15);
+  EXPECT_GT(below, 0);  // variable blocks: the sample misses the busiest rank
+  std::cout << "sampled allgather bounds: " << given << " given, " << below << " below the full\n";
 }
 
 TEST(PerfPlanner, BoundsNeverExceedTheSimulatedTimeAndGiveItsPeakMemory) {
