@@ -61,6 +61,18 @@ std::string differences(const Schedule& a, const Schedule& b) {
   return out.str();
 }
 
+// An allgather of `gpus` ranks (8 per node) on `mask`, 16 q / 4 kv heads, normalized.
+CpConfig allgather_config(const std::shared_ptr<const Mask>& mask, int gpus) {
+  CpConfig c;
+  c.method = "allgather";
+  c.gpus = gpus;
+  c.gpus_per_node = 8;
+  c.workload.mask = mask;
+  c.workload.heads = 16;
+  c.workload.kv_heads = 4;
+  return normalize_config(c);
+}
+
 TEST(CpScheduleItems, AllgatherFromTheOtherPassItemsEqualsResolved) {
   const CpMethod& method = builtin_cp_methods().find("allgather");
   int compared = 0, items = 0;
@@ -68,14 +80,7 @@ TEST(CpScheduleItems, AllgatherFromTheOtherPassItemsEqualsResolved) {
                            "variable_block_sparse:avg_block=256"}) {
     const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
     for (int gpus : {2, 8, 32}) {
-      CpConfig c;
-      c.method = "allgather";
-      c.gpus = gpus;
-      c.gpus_per_node = 8;
-      c.workload.mask = mask;
-      c.workload.heads = 16;
-      c.workload.kv_heads = 4;
-      const CpConfig config = normalize_config(c);
+      const CpConfig config = allgather_config(mask, gpus);
       for (Pass from : {Pass::kForward, Pass::kBackward}) {
         const Pass to = from == Pass::kForward ? Pass::kBackward : Pass::kForward;
         const Schedule source = build_schedule(config, from);
@@ -101,14 +106,7 @@ TEST(CpScheduleItems, AllgatherResolvingMakerGivesTheResolvedItems) {
   for (const char* spec : {"causal_document", "sliding_window:window=512", "variable_block_sparse:avg_block=256"}) {
     const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
     for (int gpus : {2, 8, 32}) {
-      CpConfig c;
-      c.method = "allgather";
-      c.gpus = gpus;
-      c.gpus_per_node = 8;
-      c.workload.mask = mask;
-      c.workload.heads = 16;
-      c.workload.kv_heads = 4;
-      const CpConfig config = normalize_config(c);
+      const CpConfig config = allgather_config(mask, gpus);
       for (Pass pass : {Pass::kForward, Pass::kBackward}) {
         const Schedule resolved = build_schedule(config, pass);
         const Schedule made = method.build_with_items(config, pass, method.resolving_items(config));
