@@ -152,12 +152,14 @@ int32_t last_q_tile(const FlashPassWork& work, size_t outer) {
 }
 
 // The CTA units of one head mask, costliest first (stable). With `pair`, the k tiles of each document (consecutive
-// k tiles walking from their shared last q tile) are paired first with last (see kBackwardPairs in flash_work.h);
+// k tiles walking from their shared last q tile) are paired first with last (build_backward_work in flash_work.h);
 // documents whose k tiles all see the same q tiles (a full mask) are left alone: their CTAs are equal already.
 std::vector<CtaUnit> cta_units(const FlashPassWork& work, const std::vector<int64_t>& keys_by_tile, int32_t mask,
                                bool pair) {
   const size_t base = static_cast<size_t>(mask) * static_cast<size_t>(work.outer_tiles);
-  const auto walks_from_end = [&](int32_t t) { return work.outer_walk[base + static_cast<size_t>(t)] == kWalkFromSharedEnd; };
+  const auto walks_from_end = [&](int32_t t) {
+    return work.outer_walk[base + static_cast<size_t>(t)] == kWalkFromSharedEnd;
+  };
   std::vector<CtaUnit> units;
   std::vector<bool> paired(static_cast<size_t>(work.outer_tiles), false);
   for (int32_t begin = 0; pair && begin < work.outer_tiles;) {
@@ -167,9 +169,10 @@ std::vector<CtaUnit> cta_units(const FlashPassWork& work, const std::vector<int6
     }
     const int32_t last = last_q_tile(work, base + static_cast<size_t>(begin));
     int32_t end = begin + 1;
-    while (end < work.outer_tiles && walks_from_end(end) && last_q_tile(work, base + static_cast<size_t>(end)) == last) {
-      ++end;
-    }
+    const auto same_document = [&](int32_t t) {
+      return walks_from_end(t) && last_q_tile(work, base + static_cast<size_t>(t)) == last;
+    };
+    while (end < work.outer_tiles && same_document(end)) ++end;
     // k tiles [begin, end) end on the same q tile and start later with the index: pair i (long) with j (short),
     // from the outside in, while the pairs' first q tiles keep the outermost pair's sum (the pairs stay in step).
     const int32_t first_sum = first_q_tile(work, base + static_cast<size_t>(begin)) +
@@ -284,9 +287,11 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<int64_t
   const auto nothing = [](const CtaUnit&, int64_t, int) {};
   const LaunchUnits single_launch = launch_units(problem, work, singles, slots);
   const LaunchUnits pair_launch = pair_documents ? launch_units(problem, work, pairs, slots) : LaunchUnits{};
+  const auto makespan = [&](const LaunchUnits& launch) {
+    return static_cast<double>(play_dispatch(launch, slots, nothing));
+  };
   const bool paired = pair_documents && pair_launch.units.size() < single_launch.units.size() &&
-                      static_cast<double>(play_dispatch(pair_launch, slots, nothing)) <=
-                          kBackwardPairMakespanRatio * static_cast<double>(play_dispatch(single_launch, slots, nothing));
+                      makespan(pair_launch) <= kBackwardPairMakespanRatio * makespan(single_launch);
   play_dispatch(paired ? pair_launch : single_launch, slots, [&](const CtaUnit& unit, int64_t base, int part) {
     work.cta_items.push_back(to_i32(base + unit.tiles[part]));
     work.cta_walks.push_back(unit.walks[part]);

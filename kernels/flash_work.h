@@ -32,7 +32,8 @@ struct DeviceSlice {
 DeviceSlice to_device_slice(const Slice& slice);
 
 /// How the Hopper backward's CTA for one k tile walks its (q head of the GQA group, q tile) steps
-/// (FlashPassWork::outer_walk per k tile, cta_walks per CTA): by default every q tile of one head in increasing order, then the next head.
+/// (FlashPassWork::outer_walk per k tile, cta_walks per CTA): by default every q tile of one head in increasing
+/// order, then the next head.
 /// kWalkDescending: q tiles in decreasing order; kWalkHeadsInner: every head of the group per q tile.
 constexpr int8_t kWalkDescending = 1;
 constexpr int8_t kWalkHeadsInner = 2;
