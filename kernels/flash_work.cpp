@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "model/error.h"
-#include "model/perf/grid_launch_order.h"
+#include "model/perf/backward_pairs.h"
 
 namespace lcab::kernels {
 namespace {
@@ -54,18 +54,6 @@ std::vector<int64_t> append_order(FlashPassWork& work, size_t offsets_base) {
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cost[a] > cost[b]; });
   work.outer_order.insert(work.outer_order.end(), order.begin(), order.end());
   return cost;
-}
-
-// Per k tile: kWalkFromSharedEnd where the last q tile touching it is also the last one of a neighbouring k tile
-// (the tiles of one document, or of a causal or full mask), the default walk otherwise.
-void append_walks(const std::vector<std::vector<int32_t>>& columns, FlashPassWork& work) {
-  const auto last_q_tile = [&](size_t c) { return columns[c].empty() ? -1 : (columns[c].back() & ~kPartialBit); };
-  for (size_t c = 0; c < columns.size(); ++c) {
-    const int32_t last = last_q_tile(c);
-    const bool shared = last >= 0 && ((c > 0 && last_q_tile(c - 1) == last) ||
-                                      (c + 1 < columns.size() && last_q_tile(c + 1) == last));
-    work.outer_walk.push_back(shared ? kWalkFromSharedEnd : int8_t{0});
-  }
 }
 
 void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial) {
@@ -135,168 +123,42 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 
 namespace {
 
-// What the GPU runs on one SM back to back: one k tile, or a pair of k tiles of one document.
-struct CtaUnit {
-  int32_t tiles[2] = {0, 0};
-  int8_t walks[2] = {0, 0};
-  int64_t keys[2] = {0, 0};
-  int32_t parts = 1;
-  int64_t key() const { return keys[0] + (parts == 2 ? keys[1] : 0); }
-};
-
-int32_t first_q_tile(const FlashPassWork& work, size_t outer) {
-  return work.runs[static_cast<size_t>(work.run_offsets[outer])].begin;
-}
-int32_t last_q_tile(const FlashPassWork& work, size_t outer) {
-  return (work.runs[static_cast<size_t>(work.run_offsets[outer + 1]) - 1].end_and_partial & ~kPartialBit) - 1;
-}
-
-// The CTA units of one head mask, costliest first (stable). With `pair`, the k tiles of each document (consecutive
-// k tiles walking from their shared last q tile) are paired first with last (build_backward_work in flash_work.h);
-// documents whose k tiles all see the same q tiles (a full mask) are left alone: their CTAs are equal already.
-std::vector<CtaUnit> cta_units(const FlashPassWork& work, const std::vector<int64_t>& keys_by_tile, int32_t mask,
-                               bool pair) {
-  const size_t base = static_cast<size_t>(mask) * static_cast<size_t>(work.outer_tiles);
-  const auto walks_from_end = [&](int32_t t) {
-    return work.outer_walk[base + static_cast<size_t>(t)] == kWalkFromSharedEnd;
-  };
-  std::vector<CtaUnit> units;
-  std::vector<bool> paired(static_cast<size_t>(work.outer_tiles), false);
-  for (int32_t begin = 0; pair && begin < work.outer_tiles;) {
-    if (!walks_from_end(begin)) {
-      ++begin;
-      continue;
-    }
-    const int32_t last = last_q_tile(work, base + static_cast<size_t>(begin));
-    int32_t end = begin + 1;
-    const auto same_document = [&](int32_t t) {
-      return walks_from_end(t) && last_q_tile(work, base + static_cast<size_t>(t)) == last;
-    };
-    while (end < work.outer_tiles && same_document(end)) ++end;
-    // k tiles [begin, end) end on the same q tile and start later with the index: pair i (long) with j (short),
-    // from the outside in, while the pairs' first q tiles keep the outermost pair's sum (the pairs stay in step).
-    const int32_t first_sum = first_q_tile(work, base + static_cast<size_t>(begin)) +
-                              first_q_tile(work, base + static_cast<size_t>(end - 1));
-    for (int32_t i = begin, j = end - 1; i < j; ++i, --j) {
-      const size_t long_tile = base + static_cast<size_t>(i), short_tile = base + static_cast<size_t>(j);
-      if (first_q_tile(work, long_tile) == first_q_tile(work, short_tile)) break;
-      if (first_q_tile(work, long_tile) + first_q_tile(work, short_tile) != first_sum) break;
-      CtaUnit unit;
-      unit.parts = 2;
-      unit.tiles[0] = j;
-      unit.walks[0] = kWalkFromSharedEnd;
-      unit.keys[0] = keys_by_tile[short_tile];
-      unit.tiles[1] = i;
-      unit.walks[1] = kWalkHeadsInner;
-      unit.keys[1] = keys_by_tile[long_tile];
-      units.push_back(unit);
-      paired[static_cast<size_t>(i)] = paired[static_cast<size_t>(j)] = true;
-    }
-    begin = end;
+// The k tiles of one head mask as the backward's pairing reads them (perf::backward_launch): first and last q tile
+// touching each, and its key.
+std::vector<perf::KTileSpan> k_tile_spans(const FlashPassWork& work, size_t offsets_base,
+                                          const std::vector<int64_t>& keys) {
+  std::vector<perf::KTileSpan> spans(static_cast<size_t>(work.outer_tiles));
+  for (size_t t = 0; t < spans.size(); ++t) {
+    const int32_t begin = work.run_offsets[offsets_base + t], end = work.run_offsets[offsets_base + t + 1];
+    spans[t].key = keys[t];
+    if (begin == end) continue;
+    spans[t].first_q_tile = work.runs[static_cast<size_t>(begin)].begin;
+    spans[t].last_q_tile = (work.runs[static_cast<size_t>(end) - 1].end_and_partial & ~kPartialBit) - 1;
   }
-  for (int32_t t = 0; t < work.outer_tiles; ++t) {
-    if (paired[static_cast<size_t>(t)]) continue;
-    CtaUnit unit;
-    unit.tiles[0] = t;
-    unit.walks[0] = work.outer_walk[base + static_cast<size_t>(t)];
-    unit.keys[0] = keys_by_tile[base + static_cast<size_t>(t)];
-    units.push_back(unit);
-  }
-  std::stable_sort(units.begin(), units.end(), [](const CtaUnit& a, const CtaUnit& b) { return a.key() > b.key(); });
-  return units;
+  return spans;
 }
 
-// The units of every (batch element, kv head) in head-major order, each with its items' base index, and their
-// launch order (perf::grid_launch_order: long units of every head first).
-struct LaunchUnits {
-  std::vector<std::pair<const CtaUnit*, int64_t>> units;  // unit, item base (batch and kv head)
-  std::vector<int32_t> order;
-};
-
-LaunchUnits launch_units(const AttentionProblem& problem, const FlashPassWork& work,
-                         const std::vector<std::vector<CtaUnit>>& units_of_mask, int64_t slots) {
-  LaunchUnits launch;
-  std::vector<int64_t> keys;
-  const int64_t per_batch = problem.kv_heads * work.outer_tiles;
-  for (int64_t b = 0; b < problem.batch; ++b) {
-    for (int64_t kv = 0; kv < problem.kv_heads; ++kv) {
-      const size_t mask = work.num_masks == 1 ? 0 : static_cast<size_t>(kv);
-      for (const CtaUnit& unit : units_of_mask[mask]) {
-        keys.push_back(unit.key());
-        launch.units.emplace_back(&unit, b * per_batch + kv * work.outer_tiles);
-      }
-    }
-  }
-  launch.order = perf::grid_launch_order(keys, slots);
-  return launch;
+// Per k tile: kWalkFromSharedEnd where the last q tile touching it is also the last one of a neighbouring k tile
+// (the tiles of one document, or of a causal or full mask), the default walk otherwise.
+void append_walks(const std::vector<perf::KTileSpan>& spans, FlashPassWork& work) {
+  for (size_t t = 0; t < spans.size(); ++t)
+    work.outer_walk.push_back(perf::walks_from_shared_end(spans, t) ? kWalkFromSharedEnd : int8_t{0});
 }
 
-// Plays the GPU's dispatch of the units in launch order (the next CTA of the grid goes to the first SM that frees
-// up, the lowest on ties; the keys are the durations) and lists the CTAs so that a slot whose pair's first part ends
-// takes the pair's second part next: the GPU then runs each pair on one SM back to back. Once every unit has
-// started, a slot that frees up with no second part of its own (the GPU hands it the next CTA of the grid all the
-// same) takes the one waiting for the slot that frees last, so that the slots freeing before that one still find
-// their own. Calls emit(unit, item base, part) in grid order and returns the makespan in key units.
-template <class Emit>
-int64_t play_dispatch(const LaunchUnits& launch, int64_t slots, Emit&& emit) {
-  const size_t n_slots = static_cast<size_t>(std::max<int64_t>(slots, 1));
-  std::vector<int64_t> free_at(n_slots, 0);
-  std::vector<int64_t> second_part_of(n_slots, -1);  // per slot: the unit whose second part it runs next, or -1
-  size_t next = 0, waiting = 0;
-  int64_t makespan = 0;
-  while (next < launch.order.size() || waiting > 0) {
-    const size_t slot = static_cast<size_t>(std::min_element(free_at.begin(), free_at.end()) - free_at.begin());
-    int64_t unit_index = -1;
-    int part = 0;
-    size_t owner = slot;
-    if (second_part_of[slot] < 0 && next >= launch.order.size()) {
-      // Every unit has started: the waiting second part whose slot frees last.
-      for (size_t s = 0; s < n_slots; ++s) {
-        if (second_part_of[s] >= 0 && (second_part_of[owner] < 0 || free_at[s] >= free_at[owner])) owner = s;
-      }
-    }
-    if (second_part_of[owner] >= 0) {
-      unit_index = second_part_of[owner];
-      part = 1;
-      second_part_of[owner] = -1;
-      --waiting;
-    } else {
-      unit_index = launch.order[next++];
-    }
-    const auto& [unit, item_base] = launch.units[static_cast<size_t>(unit_index)];
-    if (part == 0 && unit->parts == 2) {
-      second_part_of[slot] = unit_index;
-      ++waiting;
-    }
-    emit(*unit, item_base, part);
-    free_at[slot] += std::max<int64_t>(unit->keys[part], 1);
-    makespan = std::max(makespan, free_at[slot]);
+// The CTAs' launch order and walks (perf::backward_launch: head-major units, long ones first, each pair's parts back
+// to back on one SM; a pair's first part walks down from the shared end, its second up from its first q tile).
+void append_cta_items(const AttentionProblem& problem, const std::vector<std::vector<perf::KTileSpan>>& spans,
+                      FlashPassWork& work, int64_t slots, bool pair_documents) {
+  const perf::BackwardLaunch launch = perf::backward_launch(spans, problem.batch, problem.kv_heads, slots,
+                                                            pair_documents);
+  for (const perf::BackwardLaunch::Cta& cta : launch.ctas) {
+    const int64_t mask = work.num_masks == 1 ? 0 : cta.head % problem.kv_heads;
+    work.cta_items.push_back(to_i32(cta.head * work.outer_tiles + cta.tile));
+    work.cta_walks.push_back(!cta.paired ? work.outer_walk[static_cast<size_t>(mask * work.outer_tiles + cta.tile)]
+                             : cta.part == 0 ? kWalkFromSharedEnd
+                                             : kWalkHeadsInner);
   }
-  return makespan;
-}
-
-// The CTAs' launch order (head-major units, long ones first, each pair's parts back to back on one SM). Documents
-// are paired when that keeps the played makespan within kBackwardPairMakespanRatio of the unpaired launch's.
-void append_cta_items(const AttentionProblem& problem, const std::vector<int64_t>& keys_by_tile, FlashPassWork& work,
-                      int64_t slots, bool pair_documents) {
-  std::vector<std::vector<CtaUnit>> singles, pairs;
-  for (int32_t m = 0; m < work.num_masks; ++m) {
-    singles.push_back(cta_units(work, keys_by_tile, m, false));
-    if (pair_documents) pairs.push_back(cta_units(work, keys_by_tile, m, true));
-  }
-  const auto nothing = [](const CtaUnit&, int64_t, int) {};
-  const LaunchUnits single_launch = launch_units(problem, work, singles, slots);
-  const LaunchUnits pair_launch = pair_documents ? launch_units(problem, work, pairs, slots) : LaunchUnits{};
-  const auto makespan = [&](const LaunchUnits& launch) {
-    return static_cast<double>(play_dispatch(launch, slots, nothing));
-  };
-  const bool paired = pair_documents && pair_launch.units.size() < single_launch.units.size() &&
-                      makespan(pair_launch) <= kBackwardPairMakespanRatio * makespan(single_launch);
-  play_dispatch(paired ? pair_launch : single_launch, slots, [&](const CtaUnit& unit, int64_t base, int part) {
-    work.cta_items.push_back(to_i32(base + unit.tiles[part]));
-    work.cta_walks.push_back(unit.walks[part]);
-  });
-  work.pairs_documents = paired;
+  work.pairs_documents = launch.paired;
 }
 
 }  // namespace
@@ -305,7 +167,7 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
                                   bool pair_documents) {
   FlashPassWork work = start_work(problem, shape);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
-  std::vector<int64_t> keys_by_tile;
+  std::vector<std::vector<perf::KTileSpan>> spans;  // per mask
   for (int32_t m = 0; m < work.num_masks; ++m) {
     const auto& slices = mask_slices(problem, m);
     const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
@@ -329,13 +191,13 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
       work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
     }
     const std::vector<int64_t> keys = append_order(work, offsets_base);
-    keys_by_tile.insert(keys_by_tile.end(), keys.begin(), keys.end());
-    append_walks(column, work);
+    spans.push_back(k_tile_spans(work, offsets_base, keys));
+    append_walks(spans.back(), work);
     append_row_slices(slices, tiling, work);
     work.touched_tiles += tiling.counts().touched;
     work.partial_tiles += tiling.counts().partial;
   }
-  append_cta_items(problem, keys_by_tile, work, slots, pair_documents);
+  append_cta_items(problem, spans, work, slots, pair_documents);
   return work;
 }
 

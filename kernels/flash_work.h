@@ -59,13 +59,12 @@ struct FlashPassWork {
   std::vector<int8_t> outer_walk;      ///< backward only: [mask][outer_tiles] kWalk* bits of each outer tile
   /// Backward only: the CTAs' items in launch order, (batch x kv_heads + kv head) x outer_tiles + outer tile: the
   /// head-major costliest-first list of CTA units (single k tiles, or pairs: build_backward_work) in
-  /// perf::grid_launch_order (model/perf/grid_launch_order.h), each pair's two CTAs placed so that the second
-  /// starts on the SM where the first ends.
+  /// perf::grid_launch_order, each pair's two CTAs placed so that the second starts on the SM where the first ends
+  /// (perf::backward_launch, model/perf/backward_pairs.h, which the kernel cost model schedules too).
   std::vector<int32_t> cta_items;
   /// Backward only: the walk (kWalk* bits) of each CTA of cta_items: its k tile's outer_walk, or a pair's.
   std::vector<int8_t> cta_walks;
   bool pairs_documents = false;  ///< backward only: cta_items pairs the k tiles of documents
-  int64_t debug_makespans[2] = {0, 0};
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
@@ -89,13 +88,6 @@ int32_t forward_kv_heads_per_section(int64_t kv_heads, int64_t seqlen_k, int64_t
 
 /// Forward work (outer = q-tile rows) for the problem's slices with the given tile shape.
 FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape);
-/// The backward pairs the k tiles of documents (below) only when the launch's makespan, played with the run keys as
-/// durations, stays within this factor of the unpaired launch's. Measured on an H100 (bf16, hd 128, 64/8 heads):
-/// pairs that lengthen the played makespan by up to 3% (causal at 32K and 64K) still ran 4-7% faster, through L2;
-/// those that lengthen it by 19% and 36% (causal_document at 4K and 8K, short documents against an SM's share) ran
-/// 15% and 11% slower.
-constexpr double kBackwardPairMakespanRatio = 1.05;
-
 /// Backward work (outer = k tiles, inner = q tiles touching them), from the same kind of tiling; `slots`: the CTAs
 /// the GPU runs at once (its SMs), for the launch order.
 ///
@@ -105,7 +97,9 @@ constexpr double kBackwardPairMakespanRatio = 1.05;
 /// written back, against 98% on full). Paired first with last, the short k tile walks down from the shared end and
 /// then, on the same SM, the long one walks up from its first q tile: a pair's first q tiles sum to the same number
 /// for every pair of the document, so all its pairs are on the same q tile at every step, in both halves, and all
-/// are equally long (96% L2 hits on causal 16K).
+/// are equally long (96% L2 hits on causal 16K). The pairing and the launch order are perf::backward_launch
+/// (model/perf/backward_pairs.h), pairs made only where the played makespan stays within
+/// perf::kBackwardPairMakespanRatio of the unpaired launch's.
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents = true);
 

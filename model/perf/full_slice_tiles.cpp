@@ -112,6 +112,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
              "tile counts need positive lengths and tiles, got " << seqlen_q << " x " << seqlen_k);
   const bool columns = p.work_item != KernelWorkItem::kQRowPerHead;
   const bool with_slices = p.slice_us && p.slice_us->value > 0;
+  const bool with_spans = columns && p.scheduler == KernelScheduler::kGridPairedDocuments;
   out.area = 0;
   for (const Slice& s : list) out.area += static_cast<double>(s.area());
 
@@ -122,6 +123,10 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   out.partial.assign(static_cast<size_t>(outer), 0);
   out.partial_slices.clear();
   if (with_slices) out.partial_slices.assign(static_cast<size_t>(outer), 0.0);
+  out.first_inner.clear();
+  out.last_inner.clear();
+  groups_.clear();
+  group_intervals_.clear();
   if (columns) {
     diff_tiles_.assign(static_cast<size_t>(outer + 1), 0);
     diff_partial_.assign(static_cast<size_t>(outer + 1), 0);
@@ -134,10 +139,15 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   size_t u_n = 0;
   const Interval* f = nullptr;
   size_t f_n = 0;
-  int64_t u_tiles = 0, f_tiles = 0, row_slices = 0, group_rows = 0;
+  int64_t u_tiles = 0, f_tiles = 0, row_slices = 0, group_rows = 0, group_begin = 0;
   const auto flush = [&] {
     if (!columns || group_rows == 0) return;
     const int64_t s = group_rows * row_slices;
+    if (with_spans && u_n > 0) {
+      groups_.push_back({static_cast<int32_t>(group_begin), static_cast<int32_t>(group_begin + group_rows - 1),
+                         static_cast<uint32_t>(group_intervals_.size()), static_cast<uint32_t>(u_n)});
+      group_intervals_.insert(group_intervals_.end(), u, u + u_n);
+    }
     for (size_t i = 0; i < u_n; ++i) {
       diff_tiles_[static_cast<size_t>(u[i].begin)] += group_rows;
       diff_tiles_[static_cast<size_t>(u[i].end)] -= group_rows;
@@ -199,6 +209,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
       signature_.swap(signature);
       have_group = true;
       group_rows = 0;
+      group_begin = r;
       row_slices = 0;
       for (uint32_t sig : signature_) row_slices += bands_[sig / 2].slices;
       const TileList touched = group_union(false), full = group_union(true);
@@ -215,6 +226,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   }
   flush();
   if (!columns) return;
+  if (with_spans) paint_first_and_last(outer, out);
   int64_t t = 0, q = 0, sl = 0;
   for (int64_t c = 0; c < outer; ++c) {
     const size_t at = static_cast<size_t>(c);
@@ -224,6 +236,18 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
     out.tiles[at] = t;
     out.partial[at] = q;
     if (with_slices) out.partial_slices[at] = static_cast<double>(sl);
+  }
+}
+
+void FullSliceTiler::paint_first_and_last(int64_t columns, OuterTileCounts& out) {
+  for (const bool last : {false, true}) {
+    painter_.reset(columns);
+    for (size_t i = 0; i < groups_.size(); ++i) {
+      const GroupIntervals& g = groups_[last ? groups_.size() - 1 - i : i];
+      for (uint32_t n = g.at; n < g.at + g.n; ++n)
+        painter_.paint(group_intervals_[n].begin, group_intervals_[n].end, last ? g.last_row : g.first_row);
+    }
+    (last ? out.last_inner : out.first_inner) = painter_.values();
   }
 }
 

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "model/mask.h"
+#include "model/perf/first_painter.h"
 #include "model/perf/kernel_cost.h"
 
 namespace lcab::perf {
@@ -38,7 +39,8 @@ bool all_full_slices(std::span<const std::vector<Slice>> lists);
 class FullSliceTiler {
  public:
   /// The counts of one head list of FULL slices (local coordinates inside seqlen_q x seqlen_k, not overlapping)
-  /// for `model`'s tile shape and work item, partial_slices filled when the model charges slice_us, into `out`
+  /// for `model`'s tile shape and work item, partial_slices filled when the model charges slice_us and
+  /// first_inner / last_inner when its grid pairs documents (KernelScheduler::kGridPairedDocuments), into `out`
   /// (its vectors reused).
   void count(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
              OuterTileCounts& out);
@@ -89,6 +91,16 @@ class FullSliceTiler {
   std::vector<uint32_t> sizes_;
   std::vector<uint32_t> active_, signature_, row_signature_;
   std::vector<int64_t> diff_tiles_, diff_partial_, diff_slices_;
+  // A pairing grid's first and last q-tile row per k-tile column (OuterTileCounts::first_inner, last_inner): each
+  // group's touched intervals, painted onto the columns not painted yet, first in group order, then in reverse.
+  struct GroupIntervals {
+    int32_t first_row, last_row;
+    uint32_t at, n;  // in group_intervals_
+  };
+  std::vector<GroupIntervals> groups_;
+  std::vector<Interval> group_intervals_;
+  FirstPainter painter_;
+  void paint_first_and_last(int64_t columns, OuterTileCounts& out);
   std::vector<OuterTileCounts> per_list_;
 };
 

@@ -99,8 +99,9 @@ void gather_lines(const TileGrid& grid, const std::vector<int>& head_lists, cons
 
 }  // namespace
 
-GridItemTiler::GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bool, 2> column_items)
-    : grids_(grids), column_items_(column_items) {
+GridItemTiler::GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bool, 2> column_items,
+                             std::array<bool, 2> spans)
+    : grids_(grids), column_items_(column_items), spans_(spans) {
   for (int p = 0; p < 2; ++p) {
     const TileGrid* g = grids_[p];
     if (!g) continue;
@@ -242,6 +243,16 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
       c.partial.clear();
       c.partial_slices.clear();
     }
+    // A pairing model's spans (OuterTileCounts::first_inner, last_inner): read off the gathered words below where
+    // there are such, else searched in the grid's lines after the counts.
+    const bool want_spans = spans_[p] && columns;
+    bool spans_done = false;
+    const int64_t first_local = out.q_rows.begin / tq;
+    if (want_spans)
+      for (OuterTileCounts& c : per_head) {
+        c.first_inner.assign(static_cast<size_t>(n), -1);
+        c.last_inner.assign(static_cast<size_t>(n), -1);
+      }
     if (g == main_) {
       // The item's outer tiles are the main grid's lines [line_lo, line_hi) in buffer tiles; positions outside
       // the bounding box hold no tile of any line with a tile, so the counts over all positions are the item's.
@@ -249,7 +260,21 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
         const int64_t o = line_buffer[i] - line_lo;
         if (o < 0 || o >= n) continue;
         for (size_t h = 0; h < heads; ++h) per_head[h].tiles[static_cast<size_t>(o)] = line_counts[i * heads + h];
+        if (!want_spans || !gathered) continue;
+        // Columns as lines, q tiles as positions: the first and last set bit over the position runs (in order).
+        for (size_t h = 0; h < heads; ++h) {
+          OuterTileCounts& c = per_head[h];
+          for (size_t r = 0; r < runs; ++r) {
+            const uint64_t x = word(static_cast<int64_t>(i), h, r);
+            if (x == 0) continue;
+            const int64_t at = position_runs[r].buffer - first_local;
+            if (c.first_inner[static_cast<size_t>(o)] < 0)
+              c.first_inner[static_cast<size_t>(o)] = static_cast<int32_t>(at + std::countr_zero(x));
+            c.last_inner[static_cast<size_t>(o)] = static_cast<int32_t>(at + 63 - std::countl_zero(x));
+          }
+        }
       }
+      spans_done = gathered;
     } else if (gathered && columns_per_main_tile_ > 0) {
       // The k-tile columns of the main rows grid's gathered words: column b of the item (a buffer k tile) has, in
       // this grid, columns_per_main_tile_ touched q tiles for every main line with bit b (the mask is aligned to
@@ -263,7 +288,15 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
             for (uint64_t x = word(static_cast<int64_t>(i), h, r); x != 0; x &= x - 1) {
               const int64_t o = position_runs[r].buffer + std::countr_zero(x) - first_outer;
               per_head[h].tiles[static_cast<size_t>(o)] += columns_per_main_tile_;
+              if (!want_spans) continue;
+              // Main lines come in buffer order: the first one with bit o gives the column's first q tile (its
+              // first sub-tile), the last one its last.
+              const int64_t q = line_buffer[i] * columns_per_main_tile_ - first_local;
+              OuterTileCounts& c = per_head[h];
+              if (c.first_inner[static_cast<size_t>(o)] < 0) c.first_inner[static_cast<size_t>(o)] = static_cast<int32_t>(q);
+              c.last_inner[static_cast<size_t>(o)] = static_cast<int32_t>(q + columns_per_main_tile_ - 1);
             }
+      spans_done = true;
     } else {
       if (columns) {
         tile_runs(k_map, tk, out.k_rows.begin, out.k_rows.end, scratch.outer_runs);
@@ -285,6 +318,44 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
             const int64_t line = scratch.outer_global[static_cast<size_t>(o)];
             if (line >= 0) per_head[h].tiles[static_cast<size_t>(o)] = inner.count(*g, head_lists[h], line);
           }
+      }
+    }
+    if (want_spans && !spans_done) {
+      // Each k-tile column's last and first q tile of the item (local), searched in the grid's line; the first ones
+      // only where two neighbouring columns share their last q tile, where a pair can be made at all.
+      tile_runs(k_map, tk, out.k_rows.begin, out.k_rows.end, scratch.outer_runs);
+      global_tiles(scratch.outer_runs, out.k_rows.begin / tk, n, scratch.outer_global);
+      tile_runs(q_map, tq, out.q_rows.begin, out.q_rows.end, scratch.inner_runs);
+      const std::vector<GridItemScratch::Run>& inner = scratch.inner_runs;
+      for (size_t h = 0; h < heads; ++h) {
+        OuterTileCounts& c = per_head[h];
+        bool shared = false;
+        for (int64_t o = 0; o < n; ++o) {
+          const int64_t line = scratch.outer_global[static_cast<size_t>(o)];
+          if (line < 0 || c.tiles[static_cast<size_t>(o)] == 0) continue;
+          for (size_t i = inner.size(); i-- > 0;) {
+            const int64_t l = g->last_end(head_lists[h], line, inner[i].global, inner[i].global + inner[i].tiles);
+            if (l < 0) continue;
+            c.last_inner[static_cast<size_t>(o)] =
+                static_cast<int32_t>(inner[i].buffer + l - 1 - inner[i].global - first_local);
+            break;
+          }
+          shared = shared || (o > 0 && c.last_inner[static_cast<size_t>(o)] == c.last_inner[static_cast<size_t>(o) - 1]);
+        }
+        if (!shared) {
+          c.first_inner = c.last_inner;  // as good as any first q tile: no pair can be made (OuterTileCounts)
+          continue;
+        }
+        for (int64_t o = 0; o < n; ++o) {
+          const int64_t line = scratch.outer_global[static_cast<size_t>(o)];
+          if (line < 0 || c.tiles[static_cast<size_t>(o)] == 0) continue;
+          for (const GridItemScratch::Run& r : inner) {
+            const int64_t f = g->first(head_lists[h], line, r.global, r.global + r.tiles);
+            if (f < 0) continue;
+            c.first_inner[static_cast<size_t>(o)] = static_cast<int32_t>(r.buffer + f - r.global - first_local);
+            break;
+          }
+        }
       }
     }
     for (OuterTileCounts& c : per_head) {

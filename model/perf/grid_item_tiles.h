@@ -51,7 +51,10 @@ class GridItemTiler {
   /// grids[pass]: the grid of that pass's kernel model (lines kRows for q-row work items, kColumns otherwise, the
   /// model's tile shape), null for a pass not asked for; at least one non-null. column_items[pass]: whether the
   /// pass's work item is a k-tile column. All grids must be of the same mask.
-  GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bool, 2> column_items);
+  /// spans[pass]: also count each k-tile column's first and last q tile (OuterTileCounts::first_inner, last_inner),
+  /// for a model whose grid pairs documents (KernelScheduler::kGridPairedDocuments).
+  GridItemTiler(std::array<const TileGrid*, 2> grids, std::array<bool, 2> column_items,
+                std::array<bool, 2> spans = {false, false});
 
   /// True when every segment of `map` (pads included) starts, in the buffer and globally, and ends on a multiple
   /// of the tiles of every grid on that axis (q: kv = false; k: kv = true).
@@ -73,6 +76,7 @@ class GridItemTiler {
  private:
   std::array<const TileGrid*, 2> grids_;
   std::array<bool, 2> column_items_;
+  std::array<bool, 2> spans_;
   const TileGrid* main_ = nullptr;  ///< the grid the bounding box is read from
   int64_t q_step_ = 0;
   int64_t k_step_ = 0;

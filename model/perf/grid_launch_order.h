@@ -1,8 +1,8 @@
 // The launch order of a grid of long items first (KernelScheduler::kGridLongItemsFirst: lcab_flash's Hopper backward),
 // shared by the kernel's work list (kernels/flash_work.cpp) and the kernel cost model (kernel_cost.cpp), so that
-// the model schedules the CTAs in the order the GPU receives them. Where the kernel pairs a document's k tiles
-// (build_backward_work), it orders its CTA units with this function, a pair as one item of the sum of both keys, and
-// the model still schedules the k tiles unpaired.
+// the model schedules the CTAs in the order the GPU receives them. Where the kernel pairs a document's k tiles,
+// perf::backward_launch (backward_pairs.h) orders the CTA units with this function, a pair as one item of the sum
+// of both keys, for the kernel's work list and the model alike.
 //
 // The items (CTAs) come head-major: every outer tile of head 0 costliest first, then head 1, ... (batch outermost).
 // That order keeps the CTAs resident together on few heads' rows (L2), but when a few items are long compared with

@@ -21,7 +21,9 @@ std::optional<GridSchedule> build_on_grid(const cp::CpMethod& method, const cp::
   std::array<bool, 2> column_items{false, false};
   grids[index] = grid.get();
   column_items[index] = columns;
-  const GridItemTiler tiler(grids, column_items);
+  std::array<bool, 2> spans{false, false};
+  spans[index] = columns && p.scheduler == KernelScheduler::kGridPairedDocuments;
+  const GridItemTiler tiler(grids, column_items, spans);
   const cp::Workload& wl = config.workload;
   std::vector<int> heads;
   for (int h = 0; h < wl.mask->num_head_masks(); ++h) heads.push_back(h);

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 
 #include "model/error.h"
 #include "model/mask_tiling.h"
+#include "model/perf/backward_pairs.h"
+#include "model/perf/first_painter.h"
 #include "model/perf/grid_launch_order.h"
 #include "model/perf/stable_sort_small.h"
 
@@ -39,8 +42,16 @@ uint64_t attention_call_hash(std::span<const std::vector<Slice>> slices, int64_t
 
 namespace {
 
+constexpr size_t kLaunchCacheEntries = 256;
+
 /// True when the kernel's (main) items are k-tile columns.
 bool is_column_item(KernelWorkItem item) { return item != KernelWorkItem::kQRowPerHead; }
+/// True when the kernel's grid pairs documents' k-tile columns (perf::backward_launch).
+bool pairs_documents(KernelScheduler scheduler) { return scheduler == KernelScheduler::kGridPairedDocuments; }
+/// True when the kernel's grid keeps its items with their keys for perf::grid_launch_order.
+bool long_items_first(KernelScheduler scheduler) {
+  return scheduler == KernelScheduler::kGridLongItemsFirst || pairs_documents(scheduler);
+}
 /// True when the kernel also has q-tile row items for dQ (FlexAttention's backward).
 bool has_dq_rows(KernelWorkItem item) { return item == KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead; }
 
@@ -72,6 +83,8 @@ struct OuterTile {
   int64_t tiles = 0;
   int64_t partial = 0;
   double partial_slices = 0;  ///< sum over its boundary tiles of the slices meeting their q-tile row
+  int32_t first_inner = -1;   ///< k-tile columns of a pairing grid: first and last q-tile row (-1: none, or not
+  int32_t last_inner = -1;    ///< counted)
 };
 
 /// What one tile of an item costs (per q head of the item), and its per-item overhead.
@@ -107,6 +120,14 @@ TileCosts dq_tile_costs(const KernelParams& p, double full_tile_us) {
   return c;
 }
 
+/// One outer tile's item: its tiles times the q heads it computes, and its overhead.
+double outer_item_cost(const TileCosts& c, const OuterTile& t, double heads_in_item) {
+  return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
+          t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us) *
+             heads_in_item +
+         c.outer_us * c.outer_times;
+}
+
 /// One item of a costliest-first grid: its ordering key (4 x tiles + boundary tiles, the work list's cost: a boundary
 /// tile weighs 1.25) and its cost.
 struct GridItem {
@@ -123,13 +144,8 @@ template <class ForEachOuter>
 void append_outer_costs(const KernelParams& p, const TileCosts& c, ForEachOuter&& for_each_outer, bool grid,
                         double heads_in_item, std::vector<CostRun>& out, std::vector<OuterTile>& outer,
                         std::vector<GridItem>* keyed = nullptr) {
-  const auto item_cost = [&](const OuterTile& t) {
-    return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
-            t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us) *
-               heads_in_item +
-           c.outer_us * c.outer_times;
-  };
-  if (p.scheduler != KernelScheduler::kGridCostliestFirst && p.scheduler != KernelScheduler::kGridLongItemsFirst) {
+  const auto item_cost = [&](const OuterTile& t) { return outer_item_cost(c, t, heads_in_item); };
+  if (p.scheduler != KernelScheduler::kGridCostliestFirst && !long_items_first(p.scheduler)) {
     for_each_outer([&](const OuterTile& t) {
       if (t.tiles == 0 && !grid) return;
       push_cost(out, item_cost(t));
@@ -168,6 +184,8 @@ struct CostScratch {
   std::vector<CostRun> promoted;       ///< a grid of long items first's launch when it moves items ahead
   std::vector<OuterTile> outer;        ///< one head's outer tiles, sorted costliest first
   GridMaskItems grid_items;
+  std::vector<std::vector<KTileSpan>> spans;  ///< a pairing grid: per head mask, its columns in position order
+  std::vector<std::vector<double>> span_costs;  ///< and their items' costs
   std::vector<int64_t> keys;
   std::vector<double> costs;
   std::vector<int32_t> order, short_items;
@@ -215,6 +233,75 @@ bool promoted_launch(const GridMaskItems& grid, int64_t batch, int64_t slots, Co
   return true;
 }
 
+/// perf::backward_launch of the call's columns, kept per thread for the calls that follow: the launch depends on
+/// the columns' spans and keys, the batch, the CTA heads and the slots only, not on what a tile costs, and a fit
+/// (lcab-calibrate) costs the same records again for every trial of the parameters. A direct-mapped cache of
+/// kLaunchCacheEntries launches whose buffers are reused (a sweep's calls rarely repeat: there it only saves the
+/// allocations); entries compare the spans themselves, not only their hash.
+const BackwardLaunch& cached_backward_launch(const std::vector<std::vector<KTileSpan>>& spans, int64_t batch,
+                                             int64_t cta_heads, int64_t slots) {
+  struct Entry {
+    bool valid = false;
+    uint64_t hash = 0;
+    std::vector<std::vector<KTileSpan>> spans;
+    int64_t batch = 0, cta_heads = 0, slots = 0;
+    BackwardLaunch launch;
+  };
+  thread_local std::vector<Entry> cache(kLaunchCacheEntries);
+  uint64_t h = mix(mix(mix(0, static_cast<uint64_t>(batch)), static_cast<uint64_t>(cta_heads)),
+                   static_cast<uint64_t>(slots));
+  for (const std::vector<KTileSpan>& list : spans) {
+    h = mix(h, list.size());
+    for (const KTileSpan& t : list)
+      h = mix(mix(mix(h, static_cast<uint64_t>(t.first_q_tile)), static_cast<uint64_t>(t.last_q_tile)),
+              static_cast<uint64_t>(t.key));
+  }
+  const auto same_span = [](const KTileSpan& u, const KTileSpan& v) {
+    return u.first_q_tile == v.first_q_tile && u.last_q_tile == v.last_q_tile && u.key == v.key;
+  };
+  const auto same = [&](const std::vector<std::vector<KTileSpan>>& a) {
+    return std::equal(a.begin(), a.end(), spans.begin(), spans.end(), [&](const auto& x, const auto& y) {
+      return std::equal(x.begin(), x.end(), y.begin(), y.end(), same_span);
+    });
+  };
+  Entry& e = cache[h % kLaunchCacheEntries];
+  if (e.valid && e.hash == h && e.batch == batch && e.cta_heads == cta_heads && e.slots == slots && same(e.spans))
+    return e.launch;
+  e.valid = true;
+  e.hash = h;
+  e.spans = spans;
+  e.batch = batch;
+  e.cta_heads = cta_heads;
+  e.slots = slots;
+  backward_launch_into(spans, batch, cta_heads, slots, true, e.launch);
+  return e.launch;
+}
+
+/// True when some k-tile column of some head mask could pair (perf::backward_units): it walks from a last q tile
+/// it shares with its neighbour, whose first q tile differs. Saves building the launch where none could.
+bool some_pair_possible(const std::vector<std::vector<KTileSpan>>& spans) {
+  for (const std::vector<KTileSpan>& tiles : spans)
+    for (size_t t = 0; t + 1 < tiles.size(); ++t)
+      if (tiles[t].last_q_tile >= 0 && tiles[t + 1].last_q_tile == tiles[t].last_q_tile &&
+          tiles[t + 1].first_q_tile != tiles[t].first_q_tile)
+        return true;
+  return false;
+}
+
+/// Per k-tile column of `tiling`, the first (`from_last`: the last) q-tile row with a tile in it, -1 for none: the
+/// rows in that order paint the columns of their runs (FirstPainter).
+std::vector<int32_t> first_rows_of_columns(const MaskTiling& tiling, int64_t columns, bool from_last) {
+  FirstPainter painter;
+  painter.reset(columns);
+  const int64_t rows = tiling.num_q_tile_rows();
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t r = from_last ? rows - 1 - i : i;
+    for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run)
+      painter.paint(run->k_tile_begin, run->k_tile_end, static_cast<int32_t>(r));
+  }
+  return std::move(painter.values());
+}
+
 /// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
 /// its boundary tiles test are counted only when the kernel charges them (slice_us).
 /// `table_width` >= 0: every boundary tile tests that many slices (KernelParams::slices_by_table_width).
@@ -250,13 +337,24 @@ void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vecto
       }
     }
   }
+  // A pairing grid's columns: their first and last q-tile rows (each column painted once per direction).
+  std::vector<int32_t> first, last;
+  if (pairs_documents(p.scheduler)) {
+    first = first_rows_of_columns(tiling, columns, false);
+    last = first_rows_of_columns(tiling, columns, true);
+  }
   int64_t t = 0, q = 0;
   double sl = 0;
   for (int64_t c = 0; c < columns; ++c) {
     t += touched[static_cast<size_t>(c)];
     q += partial[static_cast<size_t>(c)];
     sl += slices[static_cast<size_t>(c)];
-    visit(OuterTile{t + q, q, sl});
+    OuterTile tile{t + q, q, sl};
+    if (!first.empty()) {
+      tile.first_inner = first[static_cast<size_t>(c)];
+      tile.last_inner = last[static_cast<size_t>(c)];
+    }
+    visit(tile);
   }
 }
 
@@ -477,9 +575,11 @@ class CountedHeadTiles {
   int64_t partial() const { return partial_; }
   template <class Visit>
   void for_each_outer(Visit&& visit) const {
+    const bool spans = c_.first_inner.size() == c_.tiles.size() && c_.last_inner.size() == c_.tiles.size();
     for (size_t n = 0; n < c_.tiles.size(); ++n)
       visit(OuterTile{c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n],
-                      c_.partial_slices.empty() ? 0.0 : c_.partial_slices[n]});
+                      c_.partial_slices.empty() ? 0.0 : c_.partial_slices[n], spans ? c_.first_inner[n] : -1,
+                      spans ? c_.last_inner[n] : -1});
   }
   /// Counts hold one kind of outer tile only: a kernel with both kinds never gets here (tile_counts_determine_cost).
   template <class Visit>
@@ -589,7 +689,15 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
   ordered.clear();
   // A grid of long items first keeps its items with their keys (head-major, one batch element) for
   // grid_launch_order.
-  const bool keyed = params_.scheduler == KernelScheduler::kGridLongItemsFirst;
+  const bool keyed = long_items_first(params_.scheduler);
+  // A pairing grid keeps every head mask's columns in position order too (perf::backward_launch pairs by them);
+  // with counts that lack the columns' q-tile rows it is launched unpaired.
+  const bool pairing = pairs_documents(params_.scheduler);
+  bool spans_known = pairing;
+  if (pairing) {
+    scratch.spans.resize(static_cast<size_t>(masks));
+    scratch.span_costs.resize(static_cast<size_t>(masks));
+  }
   LCAB_CHECK(!(keyed && dq_rows), "kernel " << params_.impl << ": a grid of long items first has no dQ row items");
   GridMaskItems& grid_items = scratch.grid_items;
   grid_items.clear();
@@ -598,6 +706,22 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     const double area = head.area();
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
+    if (pairing) {
+      std::vector<KTileSpan>& spans = scratch.spans[static_cast<size_t>(m)];
+      std::vector<double>& costs = scratch.span_costs[static_cast<size_t>(m)];
+      spans.clear();
+      costs.clear();
+      if (head.empty()) {
+        spans.assign(static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)), KTileSpan{});
+        costs.assign(spans.size(), params_.row_us.value * main_costs.outer_times);
+      } else {
+        head.for_each_outer([&](const OuterTile& t) {
+          spans_known = spans_known && (t.tiles == 0 || t.first_inner >= 0);
+          spans.push_back({t.first_inner, t.last_inner, 4 * t.tiles + t.partial});
+          costs.push_back(outer_item_cost(main_costs, t, heads_in_item));
+        });
+      }
+    }
     if (head.empty()) {
       if (keyed) {
         grid_items.items.insert(grid_items.items.end(), static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)),
@@ -648,7 +772,22 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
       items += static_cast<int64_t>(grid_items.offsets[m + 1] - grid_items.offsets[m]) * grid_items.heads[m];
     order_matters = items * shape.batch > slots_;
   }
-  if (keyed && order_matters && promoted_launch(grid_items, shape.batch, slots_, scratch)) {
+  const BackwardLaunch* paired = nullptr;
+  if (pairing && spans_known && order_matters && some_pair_possible(scratch.spans)) {
+    const int64_t cta_heads = masks == 1 ? items_per_outer : masks;  // per batch element
+    paired = &cached_backward_launch(scratch.spans, shape.batch, cta_heads, slots_);
+    if (!paired->paired) paired = nullptr;  // the unpaired launch: the same order as the branch below
+  }
+  if (paired) {
+    std::vector<CostRun>& launch = scratch.promoted;
+    launch.clear();
+    const int64_t cta_heads = masks == 1 ? items_per_outer : masks;
+    for (const BackwardLaunch::Cta& cta : paired->ctas) {
+      const size_t mask = masks == 1 ? 0 : static_cast<size_t>(cta.head % cta_heads);
+      push_cost(launch, scratch.span_costs[mask][static_cast<size_t>(cta.tile)]);
+    }
+    result.slots = schedule_in_order(launch, slots_);
+  } else if (keyed && order_matters && promoted_launch(grid_items, shape.batch, slots_, scratch)) {
     result.slots = schedule_in_order(scratch.promoted, slots_);
   } else if (grid) {
     const size_t one_batch = ordered.size();

@@ -73,6 +73,12 @@ struct OuterTileCounts {
   /// their q-tile row (what KernelParams::slice_us charges); empty: not counted (then counts with partial tiles
   /// are refused where slice_us applies).
   std::vector<double> partial_slices;
+  /// Per outer tile (k-tile columns), the first and last inner tile (q-tile row) it has, -1 for none: what
+  /// KernelScheduler::kGridPairedDocuments pairs by. Empty: not given (such a launch is scheduled unpaired). Where no
+  /// two neighbouring columns share their last inner tile no pair can be made whatever the first ones, and a counter
+  /// may give first_inner = last_inner there.
+  std::vector<int32_t> first_inner{};
+  std::vector<int32_t> last_inner{};
 };
 
 /// What a caller reads of a KernelCost: all of it, or only time_us and flops (and the counts: work items, tiles,

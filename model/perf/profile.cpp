@@ -39,7 +39,8 @@ constexpr std::pair<KernelScheduler, const char*> kSchedulerNames[] = {
     {KernelScheduler::kPersistentLongestFirst, "persistent_longest_first"},
     {KernelScheduler::kGridWaves, "grid_waves"},
     {KernelScheduler::kGridCostliestFirst, "grid_costliest_first"},
-    {KernelScheduler::kGridLongItemsFirst, "grid_long_items_first"}};
+    {KernelScheduler::kGridLongItemsFirst, "grid_long_items_first"},
+    {KernelScheduler::kGridPairedDocuments, "grid_paired_documents"}};
 constexpr std::pair<KernelWorkItem, const char*> kWorkItemNames[] = {
     {KernelWorkItem::kQRowPerHead, "q_row_per_head"},
     {KernelWorkItem::kKColumnPerHead, "k_column_per_head"},

@@ -98,10 +98,16 @@ enum class KernelScheduler : uint8_t {
                                 ///< before 2026-11-23)
   kGridLongItemsFirst = 3,      ///< kGridCostliestFirst, except that the items long against one slot's share of
                                 ///< the work start first, costliest first across heads (perf::grid_launch_order;
-                                ///< lcab_flash's Hopper backward)
+                                ///< lcab_flash's Hopper backward before its pairs)
+  kGridPairedDocuments = 4,     ///< kGridLongItemsFirst with the k-tile columns of documents paired first with last
+                                ///< and each pair's two CTAs placed back to back, where the played makespan allows
+                                ///< it (perf::backward_launch, model/perf/backward_pairs.h; lcab_flash's Hopper
+                                ///< backward). Needs each column's first and last q tile: tile counts without them
+                                ///< (OuterTileCounts::first_inner) are launched unpaired.
 };
 std::string_view to_string(KernelScheduler scheduler);  ///< "persistent_longest_first" | "grid_waves" |
-                                                        ///< "grid_costliest_first" | "grid_long_items_first"
+                                                        ///< "grid_costliest_first" | "grid_long_items_first" |
+                                                        ///< "grid_paired_documents"
 KernelScheduler parse_kernel_scheduler(std::string_view name);
 
 /// What one CTA of the kernel computes (its work item), from the kernel's grid.

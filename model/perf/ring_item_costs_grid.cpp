@@ -23,7 +23,11 @@ bool RingItemCosts::cost_on_grids(const cp::UlyssesRingProgram& program,
     if (program.cuts_own_block() && cp::UlyssesRingProgram::kOwnCutRowAlign % p.tile.q != 0) return false;
     used[pass] = g;
   }
-  const GridItemTiler tiler(used, column_items);
+  std::array<bool, 2> spans{false, false};
+  for (int pass = 0; pass < 2; ++pass)
+    spans[pass] = used[pass] && column_items[pass] &&
+                  models[pass]->params().scheduler == KernelScheduler::kGridPairedDocuments;
+  const GridItemTiler tiler(used, column_items, spans);
   const std::vector<cp::TokenMap>& positions = program.sharding().positions;
   for (const cp::TokenMap& map : positions)
     if (!tiler.aligned(map, false) || !tiler.aligned(map, true)) return false;

@@ -10,6 +10,8 @@
 #include "kernels/flash_work.h"
 #include "model/error.h"
 #include "model/mask_spec.h"
+#include "model/perf/backward_pairs.h"
+#include "model/perf/kernel_cost.h"
 
 namespace lcab::kernels {
 namespace {
@@ -284,7 +286,7 @@ TEST(FlashWork, BackwardPairsOnlyWhereTheLaunchStaysBalanced) {
     const FlashPassWork paired = work("causal", seqlen, true);
     EXPECT_TRUE(paired.pairs_documents) << seqlen;
     EXPECT_LE(static_cast<double>(makespan(paired)),
-              kBackwardPairMakespanRatio * static_cast<double>(makespan(work("causal", seqlen, false))))
+              perf::kBackwardPairMakespanRatio * static_cast<double>(makespan(work("causal", seqlen, false))))
         << seqlen;
   }
   // Short documents against an SM's share (causal_document at 8K: 1.36 of the unpaired makespan) stay unpaired,
@@ -295,6 +297,43 @@ TEST(FlashWork, BackwardPairsOnlyWhereTheLaunchStaysBalanced) {
   EXPECT_TRUE(work("causal_document", 65536, true).pairs_documents);
   // Equal k tiles (full) have nothing to pair.
   EXPECT_FALSE(work("full", 8192, true).pairs_documents);
+}
+
+// The kernel cost model schedules the backward's CTAs as the kernel launches them, pairs included
+// (perf::backward_launch serves both): with every tile costing its key (4 per full tile, 5 per boundary tile, per q
+// head of the GQA group) and no other term, the model's busiest slot is the kernel's grid dispatched in order with
+// the keys as durations, times the group. The model scheduling the unpaired launch instead misses it where the pairs change the balance.
+TEST(FlashWork, TheCostModelSchedulesTheKernelsLaunchPairsIncluded) {
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);
+  perf::KernelParams p;
+  p.impl = "lcab_flash";
+  p.pass = "bwd";
+  p.tile = shape;
+  p.scheduler = perf::KernelScheduler::kGridPairedDocuments;
+  p.work_item = perf::KernelWorkItem::kKColumnPerKvHead;
+  p.ctas_per_sm = {1, "test"};
+  p.full_tile_us = {4, "test: a full tile's key"};
+  p.partial_tile_us = {5, "test: a boundary tile's key"};
+  p.row_us = {0, "test"};
+  p.launch_us = {0, "test"};
+  perf::KernelParams unpaired = p;
+  unpaired.scheduler = perf::KernelScheduler::kGridLongItemsFirst;
+  const perf::AttentionShape heads{1, 64, 8, 128, 2};
+  int paired_masks = 0, differ = 0;
+  for (const auto& [spec, seqlen] : {std::pair{"causal", 4096}, {"causal", 16384}, {"causal_document", 8192},
+                                     {"causal_document", 32768}, {"prefix_lm_causal", 8192}, {"full", 4096}}) {
+    const Mask mask = make_mask(spec, seqlen);
+    const FlashPassWork w = build_backward_work(make_problem(mask, 1, 64, 8, 128, DType::kBf16), shape, 132);
+    int64_t kernel = 0;
+    for (const Dispatched& d : dispatch_in_grid_order(w, 132)) kernel = std::max(kernel, d.end);
+    const double model = perf::KernelCostModel(p, 132).cost(mask, heads).slots.makespan_us;
+    EXPECT_EQ(model, 8.0 * static_cast<double>(kernel)) << spec << " " << seqlen;
+    if (!w.pairs_documents) continue;
+    ++paired_masks;
+    if (perf::KernelCostModel(unpaired, 132).cost(mask, heads).slots.makespan_us != model) ++differ;
+  }
+  EXPECT_GE(paired_masks, 4);
+  EXPECT_GE(differ, 2);  // causal 4K and 16K: equal pairs balance otherwise than k tiles of every length
 }
 
 TEST(FlashWork, PerKvHeadMasksGetOneListEach) {

@@ -108,6 +108,9 @@ TEST(PerfFullSliceTiles, CostFromCountsEqualsCostOfSlices) {
   KernelParams per_head_columns = params_of("bwd");
   per_head_columns.work_item = KernelWorkItem::kKColumnPerHead;
   variants.push_back(per_head_columns);
+  KernelParams paired = params_of("bwd");  // needs each column's first and last q tile (FirstPainter over the bands)
+  paired.scheduler = KernelScheduler::kGridPairedDocuments;
+  variants.push_back(paired);
 
   FullSliceTiler tiler;
   std::mt19937_64 rng(11);

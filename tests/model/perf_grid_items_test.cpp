@@ -28,7 +28,14 @@ namespace lcab::perf {
 namespace {
 
 const HardwareProfile& h100() { return builtin_profile("h100_sxm"); }
+// lcab_flash's model for a pass ("bwd_paired": the backward scheduled with its documents' k tiles paired, as the
+// kernel launches them: KernelScheduler::kGridPairedDocuments, which needs every counter's spans).
 KernelCostModel model_of(const std::string& pass) {
+  if (pass == "bwd_paired") {
+    KernelParams p = h100().kernel("lcab_flash", "bwd", 128, "bf16");
+    p.scheduler = KernelScheduler::kGridPairedDocuments;
+    return KernelCostModel(h100(), p);
+  }
   return KernelCostModel(h100(), h100().kernel("lcab_flash", pass, 128, "bf16"));
 }
 
@@ -185,22 +192,34 @@ TEST(PerfGridItems, CachedColumnsGridEqualsColumnsGridMade) {
   }
 }
 
+// The whole mask's counts per head mask, read off its grid; k-tile columns with their first and last q tile (what a
+// grid that pairs documents, the lcab_flash backward's, needs).
+std::vector<OuterTileCounts> whole_mask_counts(const Mask& mask, const TileGrid& grid, bool columns) {
+  std::vector<OuterTileCounts> counts(static_cast<size_t>(mask.num_head_masks()));
+  for (int h = 0; h < mask.num_head_masks(); ++h) {
+    OuterTileCounts& c = counts[static_cast<size_t>(h)];
+    for (int64_t line = 0; line < grid.num_lines(); ++line) {
+      c.tiles.push_back(grid.count(h, line, 0, grid.line_length()));
+      if (!columns) continue;
+      c.first_inner.push_back(static_cast<int32_t>(grid.first(h, line, 0, grid.line_length())));
+      const int64_t end = grid.last_end(h, line, 0, grid.line_length());
+      c.last_inner.push_back(static_cast<int32_t>(end < 0 ? -1 : end - 1));
+    }
+    c.area = static_cast<double>(mask.area(h));
+  }
+  return counts;
+}
+
 TEST(PerfGridItems, CostFromTilesEqualsCostOfSlices) {
   const Mask mask = make_mask("block_sparse:density=0.2,seed=2", 16384, 8);
   const AttentionShape shape{1, 64, 8, 128, 2};
-  for (const char* pass : {"fwd", "bwd"}) {
+  for (const char* pass : {"fwd", "bwd", "bwd_paired"}) {
     const KernelCostModel model = model_of(pass);
     const bool columns = model.params().work_item != KernelWorkItem::kQRowPerHead;
     const auto grid = TileGrid::make(mask, model.params().tile,
                                      columns ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows);
     ASSERT_TRUE(grid);
-    std::vector<OuterTileCounts> counts(static_cast<size_t>(mask.num_head_masks()));
-    for (int h = 0; h < mask.num_head_masks(); ++h) {
-      OuterTileCounts& c = counts[static_cast<size_t>(h)];
-      for (int64_t line = 0; line < grid->num_lines(); ++line)
-        c.tiles.push_back(grid->count(h, line, 0, grid->line_length()));
-      c.area = static_cast<double>(mask.area(h));
-    }
+    const std::vector<OuterTileCounts> counts = whole_mask_counts(mask, *grid, columns);
     const KernelCost a = model.cost(mask, shape);
     const KernelCost b = model.cost_from_tiles(counts, mask.seqlen(), mask.seqlen(), shape);
     EXPECT_EQ(a.time_us, b.time_us) << pass;
@@ -228,12 +247,7 @@ TEST(PerfGridItems, CostFromTilesEqualsCostWithCallLevelTerms) {
       const bool columns = p.work_item != KernelWorkItem::kQRowPerHead;
       const auto grid = TileGrid::make(mask, p.tile, columns ? TileGrid::Lines::kColumns : TileGrid::Lines::kRows);
       ASSERT_TRUE(grid);
-      std::vector<OuterTileCounts> counts(static_cast<size_t>(mask.num_head_masks()));
-      for (int h = 0; h < mask.num_head_masks(); ++h) {
-        for (int64_t line = 0; line < grid->num_lines(); ++line)
-          counts[static_cast<size_t>(h)].tiles.push_back(grid->count(h, line, 0, grid->line_length()));
-        counts[static_cast<size_t>(h)].area = static_cast<double>(mask.area(h));
-      }
+      const std::vector<OuterTileCounts> counts = whole_mask_counts(mask, *grid, columns);
       const KernelCost a = model.cost(mask, shape);
       const KernelCost b = model.cost_from_tiles(counts, mask.seqlen(), mask.seqlen(), shape);
       EXPECT_EQ(a.time_us, b.time_us) << pass << " floor " << floor_us;
@@ -527,6 +541,75 @@ TEST(PerfGridItems, ReusedBuffersGiveWhatFreshOnesGive) {
   EXPECT_GT(empty, 0);
 }
 
+// The spans a pairing backward reads (OuterTileCounts::first_inner, last_inner) on every path of the tiler: words
+// gathered from the columns grid itself or from the forward's rows grid, and the grid searched per column, against
+// each column's first and last touched q tile found tile by tile in the columns grid. A mask of documents (their k
+// tiles share their last q tile) and a block-sparse one, items of one ring position's rows against another's keys
+// (short runs: gathered) and against all keys of a token map (long runs: searched).
+TEST(PerfGridItems, SpansOfEveryPathAreEachColumnsFirstAndLastQTile) {
+  const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
+  int checked = 0, with_shared_last = 0;
+  for (const char* spec : {"block_causal_document:seed=3", "block_sparse:density=0.1,seed=4"}) {
+    const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
+    const auto rows = TileGrid::make(*mask, fwd.params().tile, TileGrid::Lines::kRows);
+    const auto columns = TileGrid::make(*mask, bwd.params().tile, TileGrid::Lines::kColumns);
+    const int64_t tq = bwd.params().tile.q, tk = bwd.params().tile.k;
+    const cp::UlyssesRingProgram program(ring_config("ring", 4, 0, mask), cp::Pass::kBackward);
+    const std::vector<cp::TokenMap>& maps = program.sharding().positions;
+    cp::TokenMap all_keys;
+    all_keys.append({0, 16384, false});
+    for (const std::array<const TileGrid*, 2>& grids :
+         std::vector<std::array<const TileGrid*, 2>>{{rows.get(), columns.get()}, {nullptr, columns.get()}}) {
+      const GridItemTiler tiler(grids, {false, true}, {false, true});
+      const bool both = grids[0] != nullptr;  // gathered: the columns from the forward's rows grid's words
+      for (size_t q = 0; q < maps.size(); ++q)
+        for (size_t k = 0; k <= maps.size(); ++k) {
+          const cp::TokenMap& k_map = k < maps.size() ? maps[k] : all_keys;
+          std::vector<int> heads;
+          for (int h = 0; h < mask->num_head_masks(); ++h) heads.push_back(h);
+          const std::optional<GridItem> item = tiler.item(maps[q], 0, maps[q].rows(), k_map, heads);
+          if (!item) continue;
+          const std::vector<OuterTileCounts>& counts = item->counts[1];
+          ASSERT_EQ(counts.size(), heads.size());
+          for (size_t h = 0; h < heads.size(); ++h) {
+            const OuterTileCounts& c = counts[h];
+            ASSERT_EQ(c.first_inner.size(), c.tiles.size()) << spec;
+            ASSERT_EQ(c.last_inner.size(), c.tiles.size()) << spec;
+            bool shared = false;
+            for (size_t o = 0; o < c.tiles.size(); ++o) {
+              // The column's global k tile and, over the item's q tiles in order, the first and last touched one.
+              const int64_t key = k_map.global_of(item->k_rows.begin + static_cast<int64_t>(o) * tk);
+              int32_t first = -1, last = -1;
+              for (int64_t j = 0; j < item->q_rows.length() / tq; ++j) {
+                const int64_t row = maps[q].global_of(item->q_rows.begin + j * tq);
+                if (key < 0 || row < 0 || columns->count(heads[h], key / tk, row / tq, row / tq + 1) == 0) continue;
+                if (first < 0) first = static_cast<int32_t>(j);
+                last = static_cast<int32_t>(j);
+              }
+              EXPECT_EQ(c.last_inner[o], last) << spec << " column " << o << (both ? " (both passes' grids)" : "");
+              shared = shared || (o > 0 && last >= 0 && c.last_inner[o - 1] == last);
+              ++checked;
+            }
+            if (!shared) continue;  // no pair can be made: the first ones may be given as the last ones
+            ++with_shared_last;
+            for (size_t o = 0; o < c.tiles.size(); ++o) {
+              const int64_t key = k_map.global_of(item->k_rows.begin + static_cast<int64_t>(o) * tk);
+              int32_t first = -1;
+              for (int64_t j = 0; j < item->q_rows.length() / tq && first < 0; ++j) {
+                const int64_t row = maps[q].global_of(item->q_rows.begin + j * tq);
+                if (key >= 0 && row >= 0 && columns->count(heads[h], key / tk, row / tq, row / tq + 1) > 0)
+                  first = static_cast<int32_t>(j);
+              }
+              EXPECT_EQ(c.first_inner[o], first) << spec << " column " << o << (both ? " (both passes' grids)" : "");
+            }
+          }
+        }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(with_shared_last, 10);
+}
+
 TEST(PerfGridItems, UnalignedShardingsFallBackToSlices) {
   // 2R chunks of 4096 / 64 = 64 tokens: not on the 128-row tiles, so the table resolves slices.
   const KernelCostModel fwd = model_of("fwd"), bwd = model_of("bwd");
@@ -540,12 +623,14 @@ TEST(PerfGridItems, UnalignedShardingsFallBackToSlices) {
 
 TEST(PerfGridItems, AllgatherSchedulesOnGridsEqualResolvedSchedules) {
   int compared = 0;
-  for (const char* spec : {"block_sparse:density=0.2,seed=6", "full"}) {
+  // block_causal_document: documents whose k tiles the paired backward pairs, on items of whole key rows (the grid
+  // searched per column, not gathered).
+  for (const char* spec : {"block_sparse:density=0.2,seed=6", "full", "block_causal_document:seed=3"}) {
     const auto mask = std::make_shared<const Mask>(make_mask(spec, 16384, 4));
     for (int64_t gpus : {2, 8, 32}) {
       const cp::CpConfig config = ring_config("allgather", gpus, 0, mask);
       const cp::CpMethod& method = cp::builtin_cp_methods().find("allgather");
-      for (const char* pass_name : {"fwd", "bwd"}) {
+      for (const char* pass_name : {"fwd", "bwd", "bwd_paired"}) {
         const KernelCostModel model = model_of(pass_name);
         const cp::Pass pass = std::string(pass_name) == "fwd" ? cp::Pass::kForward : cp::Pass::kBackward;
         const bool columns = model.params().work_item != KernelWorkItem::kQRowPerHead;
