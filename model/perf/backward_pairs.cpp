@@ -157,11 +157,13 @@ int64_t play_dispatch(const LaunchUnits& launch, int64_t slots, LaunchScratch& s
 
 }  // namespace
 
-std::vector<BackwardUnit> backward_units(std::span<const KTileSpan> tiles, bool pair) {
-  std::vector<BackwardUnit> units;
-  std::vector<uint8_t> paired;
-  units_into(tiles, pair, units, paired);
-  return units;
+bool pairs_possible(std::span<const std::vector<KTileSpan>> tiles_of_mask) {
+  for (const std::vector<KTileSpan>& tiles : tiles_of_mask)
+    for (size_t t = 0; t + 1 < tiles.size(); ++t)
+      if (tiles[t].last_q_tile >= 0 && tiles[t + 1].last_q_tile == tiles[t].last_q_tile &&
+          tiles[t + 1].first_q_tile != tiles[t].first_q_tile)
+        return true;
+  return false;
 }
 
 BackwardLaunch backward_launch(std::span<const std::vector<KTileSpan>> tiles_of_mask, int64_t batch,
@@ -180,11 +182,24 @@ void backward_launch_into(std::span<const std::vector<KTileSpan>> tiles_of_mask,
   const size_t masks = tiles_of_mask.size();
   out.ctas.clear();
   out.paired = false;
+  const auto singles = [&] {
+    scratch.singles.resize(masks);
+    for (size_t m = 0; m < masks; ++m) units_into(tiles_of_mask[m], false, scratch.singles[m], scratch.paired);
+    launch_units(scratch.singles, masks, batch, kv_heads, slots, scratch.single_launch);
+  };
+  // The unpaired launch: its units in launch order (no second parts to place).
+  const auto emit_singles = [&] {
+    const LaunchUnits& launch = scratch.single_launch;
+    for (int32_t n : launch.order)
+      out.ctas.push_back({launch.heads[static_cast<size_t>(n)], launch.units[static_cast<size_t>(n)]->tiles[0], 0,
+                          false});
+  };
   // The unpaired launch's played makespan is at least the mean load per slot and the longest unit (in keys).
   int64_t total = 0, longest = 0;
   bool any_pair = false;
   scratch.pairs.resize(masks);
-  for (size_t m = 0; m < masks; ++m) {
+  const bool try_pairs = pair_documents && pairs_possible(tiles_of_mask);
+  for (size_t m = 0; try_pairs && m < masks; ++m) {
     const std::vector<KTileSpan>& tiles = tiles_of_mask[m];
     int64_t sum = 0;
     for (const KTileSpan& t : tiles) {
@@ -192,50 +207,29 @@ void backward_launch_into(std::span<const std::vector<KTileSpan>> tiles_of_mask,
       longest = std::max(longest, std::max<int64_t>(t.key, 1));
     }
     total += sum * (masks == 1 ? kv_heads : 1) * batch;
-    if (!pair_documents) continue;
     units_into(tiles, true, scratch.pairs[m], scratch.paired);
     any_pair = any_pair || scratch.pairs[m].size() < tiles.size();
   }
-  const auto emit_single = [&](const LaunchUnits& launch) {
-    for (int32_t n : launch.order)
-      out.ctas.push_back({launch.heads[static_cast<size_t>(n)], launch.units[static_cast<size_t>(n)]->tiles[0], 0,
-                          false});
-  };
-  const auto singles = [&] {
-    scratch.singles.resize(masks);
-    for (size_t m = 0; m < masks; ++m) units_into(tiles_of_mask[m], false, scratch.singles[m], scratch.paired);
-    launch_units(scratch.singles, masks, batch, kv_heads, slots, scratch.single_launch);
-  };
-  if (any_pair) {
-    launch_units(scratch.pairs, masks, batch, kv_heads, slots, scratch.pair_launch);
-    out.played_makespan = play_dispatch(scratch.pair_launch, slots, scratch,
-                                        [&](const BackwardUnit& unit, int64_t head, int part) {
-                                          out.ctas.push_back({head, unit.tiles[part], part, unit.parts == 2});
-                                        });
-    const int64_t bound = std::max(longest, (total + slots - 1) / std::max<int64_t>(slots, 1));
-    const auto within = [&](int64_t unpaired) {
-      return static_cast<double>(out.played_makespan) <= kBackwardPairMakespanRatio * static_cast<double>(unpaired);
-    };
-    if (within(bound)) {
-      out.unpaired_makespan = bound;
-      out.paired = true;
-      return;
-    }
+  if (!any_pair) {
     singles();
-    out.unpaired_makespan = play_dispatch(scratch.single_launch, slots, scratch, [](const BackwardUnit&, int64_t, int) {});
-    if (within(out.unpaired_makespan)) {
-      out.paired = true;
-      return;
-    }
-    out.ctas.clear();
-    emit_single(scratch.single_launch);
-    out.played_makespan = out.unpaired_makespan;
+    emit_singles();
     return;
   }
+  launch_units(scratch.pairs, masks, batch, kv_heads, slots, scratch.pair_launch);
+  const int64_t played = play_dispatch(scratch.pair_launch, slots, scratch,
+                                       [&](const BackwardUnit& unit, int64_t head, int part) {
+                                         out.ctas.push_back({head, unit.tiles[part], part, unit.parts == 2});
+                                       });
+  const auto within = [&](int64_t unpaired) {
+    return static_cast<double>(played) <= kBackwardPairMakespanRatio * static_cast<double>(unpaired);
+  };
+  out.paired = true;
+  if (within(std::max(longest, (total + slots - 1) / std::max<int64_t>(slots, 1)))) return;
   singles();
-  out.played_makespan = play_dispatch(scratch.single_launch, slots, scratch, [](const BackwardUnit&, int64_t, int) {});
-  out.unpaired_makespan = out.played_makespan;
-  emit_single(scratch.single_launch);
+  if (within(play_dispatch(scratch.single_launch, slots, scratch, [](const BackwardUnit&, int64_t, int) {}))) return;
+  out.paired = false;
+  out.ctas.clear();
+  emit_singles();
 }
 
 }  // namespace lcab::perf

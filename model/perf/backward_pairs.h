@@ -47,12 +47,9 @@ struct BackwardUnit {
   int64_t key() const { return keys[0] + (parts == 2 ? keys[1] : 0); }
 };
 
-/// The units of one head mask, costliest first (stable). With `pair`, the k tiles of each document (consecutive k
-/// tiles walking from their shared last q tile) are paired first with last, from the outside in, while the pairs'
-/// first q tiles keep the outermost pair's sum (so prefix-LM's prefix k tiles, which all start at q tile 0, are not
-/// paired with its causal ones); documents whose k tiles all see the same q tiles (a full mask) are left alone:
-/// their CTAs are equal already.
-std::vector<BackwardUnit> backward_units(std::span<const KTileSpan> tiles, bool pair);
+/// False when no head mask has two neighbouring k tiles that share their last q tile but not their first: then no
+/// pair can be made and the launch is the unpaired one (a cheap test before building it).
+bool pairs_possible(std::span<const std::vector<KTileSpan>> tiles_of_mask);
 
 /// The backward's CTAs in grid order.
 struct BackwardLaunch {
@@ -63,19 +60,22 @@ struct BackwardLaunch {
     bool paired = false;  ///< part of a pair
   };
   std::vector<Cta> ctas;
-  bool paired = false;          ///< the documents were paired (the played makespan allowed it)
-  int64_t played_makespan = 0;  ///< the launch played with the keys as durations, in key units
-  int64_t unpaired_makespan = 0;
+  bool paired = false;  ///< the documents were paired (the played makespan allowed it)
 };
 
 /// The launch of the k tiles `tiles_of_mask[m]` (one list per head mask: one shared, or one per kv head) over
 /// `batch` x `kv_heads` CTA heads on `slots` SMs. With `pair_documents`, documents are paired where some are and
-/// the played makespan stays within kBackwardPairMakespanRatio of the unpaired launch's.
+/// the played makespan stays within kBackwardPairMakespanRatio of the unpaired launch's. Each head mask's units
+/// (single k tiles, or pairs) go costliest first (stable). The k tiles of a document (consecutive k tiles walking
+/// from their shared last q tile) are paired first with last, from the outside in, while the pairs' first q tiles
+/// keep the outermost pair's sum (so prefix-LM's prefix k tiles, which all start at q tile 0, are not paired with its
+/// causal ones); documents whose k tiles all see the same q tiles (a full mask) are left alone: their CTAs are equal
+/// already.
 BackwardLaunch backward_launch(std::span<const std::vector<KTileSpan>> tiles_of_mask, int64_t batch,
                                int64_t kv_heads, int64_t slots, bool pair_documents);
 /// The same into `out` (its vectors reused: the kernel cost model builds a launch per call). Where the paired
 /// launch's played makespan is within the ratio of a lower bound of the unpaired one's (the mean load per slot, the
-/// longest k tile), the unpaired launch is not played (unpaired_makespan is then that bound).
+/// longest k tile), the unpaired launch is not played.
 void backward_launch_into(std::span<const std::vector<KTileSpan>> tiles_of_mask, int64_t batch, int64_t kv_heads,
                           int64_t slots, bool pair_documents, BackwardLaunch& out);
 

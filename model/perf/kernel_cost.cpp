@@ -277,17 +277,6 @@ const BackwardLaunch& cached_backward_launch(const std::vector<std::vector<KTile
   return e.launch;
 }
 
-/// True when some k-tile column of some head mask could pair (perf::backward_units): it walks from a last q tile
-/// it shares with its neighbour, whose first q tile differs. Saves building the launch where none could.
-bool some_pair_possible(const std::vector<std::vector<KTileSpan>>& spans) {
-  for (const std::vector<KTileSpan>& tiles : spans)
-    for (size_t t = 0; t + 1 < tiles.size(); ++t)
-      if (tiles[t].last_q_tile >= 0 && tiles[t + 1].last_q_tile == tiles[t].last_q_tile &&
-          tiles[t + 1].first_q_tile != tiles[t].first_q_tile)
-        return true;
-  return false;
-}
-
 /// Per k-tile column of `tiling`, the first (`from_last`: the last) q-tile row with a tile in it, -1 for none: the
 /// rows in that order paint the columns of their runs (FirstPainter).
 std::vector<int32_t> first_rows_of_columns(const MaskTiling& tiling, int64_t columns, bool from_last) {
@@ -706,22 +695,27 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     const double area = head.area();
     result.pairs += area * static_cast<double>(heads_per_mask * shape.batch);
     per_mask_runs.clear();
+    // A pairing grid: the head mask's columns in position order, recorded as the costs below visit them.
+    std::vector<KTileSpan>* spans = pairing ? &scratch.spans[static_cast<size_t>(m)] : nullptr;
+    std::vector<double>* span_costs = pairing ? &scratch.span_costs[static_cast<size_t>(m)] : nullptr;
     if (pairing) {
-      std::vector<KTileSpan>& spans = scratch.spans[static_cast<size_t>(m)];
-      std::vector<double>& costs = scratch.span_costs[static_cast<size_t>(m)];
-      spans.clear();
-      costs.clear();
+      spans->clear();
+      span_costs->clear();
       if (head.empty()) {
-        spans.assign(static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)), KTileSpan{});
-        costs.assign(spans.size(), params_.row_us.value * main_costs.outer_times);
-      } else {
-        head.for_each_outer([&](const OuterTile& t) {
-          spans_known = spans_known && (t.tiles == 0 || t.first_inner >= 0);
-          spans.push_back({t.first_inner, t.last_inner, 4 * t.tiles + t.partial});
-          costs.push_back(outer_item_cost(main_costs, t, heads_in_item));
-        });
+        spans->assign(static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)), KTileSpan{});
+        span_costs->assign(spans->size(), params_.row_us.value * main_costs.outer_times);
       }
     }
+    const auto for_each_column = [&](auto&& visit) {
+      head.for_each_outer([&](const OuterTile& t) {
+        if (spans) {
+          spans_known = spans_known && (t.tiles == 0 || t.first_inner >= 0);
+          spans->push_back({t.first_inner, t.last_inner, 4 * t.tiles + t.partial});
+          span_costs->push_back(outer_item_cost(main_costs, t, heads_in_item));
+        }
+        visit(t);
+      });
+    };
     if (head.empty()) {
       if (keyed) {
         grid_items.items.insert(grid_items.items.end(), static_cast<size_t>(outer_tiles(seqlen_q, seqlen_k)),
@@ -734,8 +728,8 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     } else {
       result.full_tiles += head.full() * heads_per_mask * shape.batch;
       result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
-      append_outer_costs(params_, main_costs, [&](auto&& visit) { head.for_each_outer(visit); }, grid, heads_in_item,
-                         per_mask_runs, scratch.outer, keyed ? &grid_items.items : nullptr);
+      append_outer_costs(params_, main_costs, for_each_column, grid, heads_in_item, per_mask_runs, scratch.outer,
+                         keyed ? &grid_items.items : nullptr);
       if (dq_rows) {
         // After the kv head's dK/dV columns, the dQ rows of each q head of its group (q-tile row fastest).
         const size_t dq_begin = per_mask_runs.size();
@@ -773,7 +767,7 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     order_matters = items * shape.batch > slots_;
   }
   const BackwardLaunch* paired = nullptr;
-  if (pairing && spans_known && order_matters && some_pair_possible(scratch.spans)) {
+  if (pairing && spans_known && order_matters && pairs_possible(scratch.spans)) {
     const int64_t cta_heads = masks == 1 ? items_per_outer : masks;  // per batch element
     paired = &cached_backward_launch(scratch.spans, shape.batch, cta_heads, slots_);
     if (!paired->paired) paired = nullptr;  // the unpaired launch: the same order as the branch below
