@@ -270,8 +270,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
       for (int r = 0; r < 2; ++r) {
         const int key = k0 + warp_key0 + g + 8 * r;
         const uint32_t bits = visible_rows<2 * C::kQTiles>(
-            row_slices, count, key, q_start, q_start + C::kBlockQ,
-            [&](int j) { return q_start + (j >> 1) * 8 + 2 * t + (j & 1); });
+            row_slices, count, key, q_start, q_start + C::kBlockQ, q_start + 2 * t);
 #pragma unroll
         for (int n = 0; n < C::kQTiles; ++n) {
 #pragma unroll

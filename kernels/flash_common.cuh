@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "kernels/flash_work.h"
+#include "kernels/mask_bits.h"
 
 namespace lcab::kernels::flash {
 
@@ -145,42 +146,35 @@ __device__ __forceinline__ void slice_key_rows(const DeviceSlice& s, int k, int&
   hi = s.q_begin + ((s.flags & 1) ? min(rows, j + 1) : rows);
 }
 
-/// Bit j of the result is set when row `row_of(j)` (j < kBits) sees global key k through any of the slices whose
-/// row range meets [tile_q0, tile_q1) (the transpose of visible_keys, for the backward's key-major tiles).
-template <int kBits, typename RowOf>
+/// Bit j of the result is set when row base + 8 (j / 2) + (j % 2) (j < kBits: the accumulator layout of
+/// mask_bits.h) sees global key k through any of the slices whose row range meets [tile_q0, tile_q1) (the
+/// transpose of visible_keys, for the backward's key-major tiles).
+template <int kBits>
 __device__ __forceinline__ uint32_t visible_rows(const DeviceSlice* slices, int count, int k, int tile_q0,
-                                                 int tile_q1, RowOf row_of) {
+                                                 int tile_q1, int base) {
   uint32_t bits = 0;
   for (int n = 0; n < count; ++n) {
     const DeviceSlice s = slices[n];
     if (s.q_end <= tile_q0 || s.q_begin >= tile_q1) continue;
     int lo, hi;
     slice_key_rows(s, k, lo, hi);
-#pragma unroll
-    for (int j = 0; j < kBits; ++j) {
-      const int q = row_of(j);
-      bits |= (q >= lo && q < hi) ? (1u << j) : 0u;
-    }
+    bits |= interval_bits<kBits>(base, lo, hi);
   }
   return bits;
 }
 
-/// Bit j of the result is set when key `key_of(j)` (j < kBits) is visible to global row q through any of the
-/// slices [slices, slices + count); slices whose key range misses [tile_k0, tile_k1) are skipped at once.
-template <int kBits, typename KeyOf>
+/// Bit j of the result is set when key base + 8 (j / 2) + (j % 2) (j < kBits) is visible to global row q through
+/// any of the slices [slices, slices + count); slices whose key range misses [tile_k0, tile_k1) are skipped at once.
+template <int kBits>
 __device__ __forceinline__ uint32_t visible_keys(const DeviceSlice* slices, int count, int q, int tile_k0,
-                                                 int tile_k1, KeyOf key_of) {
+                                                 int tile_k1, int base) {
   uint32_t bits = 0;
   for (int n = 0; n < count; ++n) {
     const DeviceSlice s = slices[n];
     if (s.k_end <= tile_k0 || s.k_begin >= tile_k1) continue;
     int lo, hi;
     slice_row_keys(s, q, lo, hi);
-#pragma unroll
-    for (int j = 0; j < kBits; ++j) {
-      const int k = key_of(j);
-      bits |= (k >= lo && k < hi) ? (1u << j) : 0u;
-    }
+    bits |= interval_bits<kBits>(base, lo, hi);
   }
   return bits;
 }

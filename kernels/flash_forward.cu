@@ -177,8 +177,7 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
         for (int half = 0; half < 2; ++half) {
           const int q = q0 + warp * 16 * C::kMTiles + mi * 16 + half * 8 + g;
           const uint32_t bits = visible_keys<2 * C::kSTiles>(
-              row_slices, row_slice_count, q, k0, k0 + C::kBlockK,
-              [&](int j) { return k0 + (j >> 1) * 8 + 2 * t + (j & 1); });
+              row_slices, row_slice_count, q, k0, k0 + C::kBlockK, k0 + 2 * t);
 #pragma unroll
           for (int n = 0; n < C::kSTiles; ++n) {
 #pragma unroll

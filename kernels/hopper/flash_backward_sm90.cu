@@ -278,23 +278,27 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                                      ks > 0);
       }
       sm90::wgmma_commit();
-      sm90::wgmma_wait<1>();
-      sm90::fence_registers(st);
-
+      // A partial tile's mask bits, looked up while S^T and dP^T are on the tensor cores.
+      uint32_t bits[2] = {0xffffffffu, 0xffffffffu};
       if (c.partial) {
         const int slice_row = kt.mask * p.work.q_tile_rows + c.tile;
         const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
         const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const uint32_t bits = visible_rows<C::kSFloats / 2>(
-              row_slices, count, key0 + 8 * r, q0, q0 + C::kBlockQ,
-              [&](int j) { return q0 + (j >> 1) * 8 + 2 * t + (j & 1); });
+          bits[r] = visible_rows<C::kSFloats / 2>(row_slices, count, key0 + 8 * r, q0, q0 + C::kBlockQ, q0 + 2 * t);
+        }
+      }
+      sm90::wgmma_wait<1>();
+      sm90::fence_registers(st);
+      if (c.partial) {
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
 #pragma unroll
           for (int j = 0; j < C::kSFloats / 4; ++j) {
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              if (!((bits >> (2 * j + e)) & 1u)) st[4 * j + 2 * r + e] = -INFINITY;
+              if (!((bits[r] >> (2 * j + e)) & 1u)) st[4 * j + 2 * r + e] = -INFINITY;
             }
           }
         }

@@ -19,6 +19,7 @@
 #include <cuda_fp16.h>
 
 #include <cmath>
+#include <cstddef>
 
 #include "kernels/cuda_check.h"
 #include "kernels/flash_common.cuh"
@@ -63,6 +64,34 @@ struct Sm90ForwardConfig {
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;  // + barriers + alignment slack
 };
 
+// One work item: a q-tile row of one q head of one batch element, decoded by the producer and handed to the
+// consumers in shared memory (the two-slot queue below), so that no consumer waits on the work list's dependent
+// global loads at an item's start: `linear` (>= total_items ends the launch), the row's runs [run_begin, run_end)
+// with the first one copied, and its slices [slice_begin, slice_begin + slice_count) for the partial tiles.
+struct Item {
+  int linear, head, batch, kv_head, q_tile, run_begin, run_end, slice_begin, slice_count;
+  DeviceRun first_run;
+};
+
+// The consumers' view of an item slot: each field is read from shared memory where it is used, so that none
+// occupies a register across the main loop (the consumers' registers are all taken by S, P and O).
+struct SharedItem {
+  uint32_t address;
+#define LCAB_ITEM_FIELD(name, member) \
+  __device__ int name() const { return sm90::ld_shared_s32(address + static_cast<uint32_t>(offsetof(Item, member))); }
+  LCAB_ITEM_FIELD(linear, linear)
+  LCAB_ITEM_FIELD(head, head)
+  LCAB_ITEM_FIELD(batch, batch)
+  LCAB_ITEM_FIELD(q_tile, q_tile)
+  LCAB_ITEM_FIELD(run_begin, run_begin)
+  LCAB_ITEM_FIELD(run_end, run_end)
+  LCAB_ITEM_FIELD(slice_begin, slice_begin)
+  LCAB_ITEM_FIELD(slice_count, slice_count)
+  LCAB_ITEM_FIELD(first_run_begin, first_run.begin)
+  LCAB_ITEM_FIELD(first_run_end_and_partial, first_run.end_and_partial)
+#undef LCAB_ITEM_FIELD
+};
+
 template <int kStages>
 struct Barriers {
   uint64_t q_full[2];
@@ -72,8 +101,8 @@ struct Barriers {
   uint64_t k_empty[kStages];
   uint64_t v_empty[kStages];
   uint64_t item_full[2];
-  uint64_t item_empty[2];
-  int item[2];
+  uint64_t item_empty[2];  ///< a slot is free once every consumer warp has finished its item (epilogue included)
+  Item item[2];
 };
 
 struct Sm90ForwardArgs {
@@ -86,25 +115,25 @@ struct Sm90ForwardArgs {
   int total_items;
 };
 
-// One work item: a q-tile row of one q head of one batch element.
-struct Item {
-  int head, batch, kv_head, q_tile, outer, slice_row, run_begin, run_end;
-};
-
+// The producer's decoding of item `linear` (< total_items): its place in the item order, then the work list's
+// row (dependent global loads: the order, the row's run offsets, its first run and its slice offsets).
 __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) {
   const Shape& s = p.shape;
   Item it;
+  it.linear = linear;
   const ForwardItemIndex index = decode_forward_item(linear, s.heads, p.work.outer_tiles, p.work.section_heads);
   it.head = index.head;
   it.batch = index.batch;
-  const int order_index = index.order_index;
   it.kv_head = it.head / (s.heads / s.kv_heads);
   const int mask = p.work.num_masks == 1 ? 0 : it.kv_head;
-  it.q_tile = p.work.outer_order[mask * p.work.outer_tiles + order_index];
-  it.outer = mask * p.work.outer_tiles + it.q_tile;
-  it.slice_row = mask * p.work.q_tile_rows + it.q_tile;
-  it.run_begin = warp_uniform(p.work.run_offsets[it.outer]);
-  it.run_end = warp_uniform(p.work.run_offsets[it.outer + 1]);
+  it.q_tile = p.work.outer_order[mask * p.work.outer_tiles + index.order_index];
+  const int outer = mask * p.work.outer_tiles + it.q_tile;
+  it.run_begin = p.work.run_offsets[outer];
+  it.run_end = p.work.run_offsets[outer + 1];
+  const int slice_row = mask * p.work.q_tile_rows + it.q_tile;
+  it.slice_begin = p.work.slice_offsets[slice_row];
+  it.slice_count = p.work.slice_offsets[slice_row + 1] - it.slice_begin;
+  it.first_run = it.run_begin < it.run_end ? p.work.runs[it.run_begin] : DeviceRun{};
   return it;
 }
 
@@ -112,25 +141,30 @@ __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) 
 struct TileCursor {
   int run, run_end, tile, tile_end;
   bool partial;
-  __device__ static TileCursor start(const DeviceRun* runs, int begin, int end) {
-    TileCursor c{begin, end, 0, 0, false};
-    c.load(runs);
+  // Starts from the item's copy of its first run (the producer's, or the consumers' shared one).
+  __device__ static TileCursor start(int run_begin, int run_end, int first_begin, int first_end_and_partial) {
+    TileCursor c{run_begin, run_end, 0, 0, false};
+    if (c.valid()) c.take(first_begin, first_end_and_partial);
     return c;
+  }
+  __device__ static TileCursor start(const Item& it) {
+    return start(it.run_begin, it.run_end, it.first_run.begin, it.first_run.end_and_partial);
+  }
+  __device__ static TileCursor start(const SharedItem& it) {
+    return start(it.run_begin(), it.run_end(), it.first_run_begin(), it.first_run_end_and_partial());
   }
   __device__ bool valid() const { return run < run_end; }
   __device__ void advance(const DeviceRun* runs) {
     if (++tile >= tile_end) {
       ++run;
-      load(runs);
+      if (valid()) take(runs[run].begin, runs[run].end_and_partial);
     }
   }
 
  private:
-  __device__ void load(const DeviceRun* runs) {
-    if (run >= run_end) return;
-    const DeviceRun r = runs[run];
-    tile = warp_uniform(r.begin);
-    const int end_and_partial = warp_uniform(r.end_and_partial);
+  __device__ void take(int begin, int end_and_partial) {
+    tile = warp_uniform(begin);
+    end_and_partial = warp_uniform(end_and_partial);
     tile_end = end_and_partial & 0x7fffffff;
     partial = end_and_partial < 0;
   }
@@ -146,13 +180,18 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
   int item_use = 0, q_use = 0, kv_use = 0;
   while (true) {
     const int linear = atomicAdd(a.item_counter, 1);
+    Item it;
+    if (linear < a.total_items) {
+      it = decode_item(p, linear);
+    } else {
+      it.linear = linear;
+    }
     const int slot = item_use & 1;
     sm90::mbar_wait(&bars->item_empty[slot], ((item_use >> 1) & 1) ^ 1);
-    bars->item[slot] = linear;
+    bars->item[slot] = it;
     sm90::mbar_arrive(&bars->item_full[slot]);
     ++item_use;
     if (linear >= a.total_items) break;
-    const Item it = decode_item(p, linear);
     if (it.run_begin == it.run_end) continue;
 
     const int q_buffer = q_use % C::kQBuffers;
@@ -177,7 +216,7 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
       }
     };
     int previous_tile = -1;
-    for (TileCursor c = TileCursor::start(p.work.runs, it.run_begin, it.run_end); c.valid(); c.advance(p.work.runs)) {
+    for (TileCursor c = TileCursor::start(it); c.valid(); c.advance(p.work.runs)) {
       load(&a.k_map, bars->k_full, bars->k_empty, C::kKOffset, kv_use, c.tile);
       if (previous_tile >= 0) load(&a.v_map, bars->v_full, bars->v_empty, C::kVOffset, kv_use - 1, previous_tile);
       previous_tile = c.tile;
@@ -193,23 +232,32 @@ struct RowState {
   float sum[2];
 };
 
-// Masks the S tile of a partial k tile: keys a thread's rows do not see become -inf.
+// The keys of a partial k tile that the thread's two rows see (bit j: key k0 + 8 (j / 2) + 2 t + (j % 2), the
+// accumulator layout), from the item's slices. Computed while the tile's S is still on the tensor cores, so the
+// slices' global loads do not hold up the softmax.
 template <int kSFloats>
-__device__ __forceinline__ void mask_tile(float (&s)[kSFloats], const ForwardParams& p, const Item& it, int q_row0,
-                                          int k0, int t) {
-  const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[it.slice_row];
-  const int count = p.work.slice_offsets[it.slice_row + 1] - p.work.slice_offsets[it.slice_row];
-  constexpr int kBlocks = kSFloats / 4;
-  static_assert(2 * kBlocks <= 32, "one 32-bit mask per row");
+__device__ __forceinline__ void partial_tile_bits(uint32_t (&bits)[2], const ForwardParams& p,
+                                                  const SharedItem& it, int q_row0, int k0, int t) {
+  constexpr int kBits = kSFloats / 2;
+  static_assert(kBits <= 32, "one 32-bit mask per row");
+  const DeviceSlice* row_slices = p.work.slices + it.slice_begin();
+  const int count = it.slice_count();
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const uint32_t bits = visible_keys<2 * kBlocks>(row_slices, count, q_row0 + 8 * half, k0, k0 + 8 * kBlocks,
-                                                    [&](int j) { return k0 + (j >> 1) * 8 + 2 * t + (j & 1); });
+    bits[half] = visible_keys<kBits>(row_slices, count, q_row0 + 8 * half, k0, k0 + 8 * (kBits / 2), k0 + 2 * t);
+  }
+}
+
+// Masks the S tile of a partial k tile: keys a thread's rows do not see (partial_tile_bits) become -inf.
+template <int kSFloats>
+__device__ __forceinline__ void mask_tile(float (&s)[kSFloats], const uint32_t (&bits)[2]) {
 #pragma unroll
-    for (int j = 0; j < kBlocks; ++j) {
+  for (int half = 0; half < 2; ++half) {
+#pragma unroll
+    for (int j = 0; j < kSFloats / 4; ++j) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
-        if (!((bits >> (2 * j + e)) & 1u)) s[4 * j + 2 * half + e] = -INFINITY;
+        if (!((bits[half] >> (2 * j + e)) & 1u)) s[4 * j + 2 * half + e] = -INFINITY;
       }
     }
   }
@@ -337,29 +385,33 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
   while (true) {
     const int slot = item_use & 1;
     sm90::mbar_wait(&bars->item_full[slot], (item_use >> 1) & 1);
-    const int linear = warp_uniform(bars->item[slot]);
-    if (lane == 0) sm90::mbar_arrive(&bars->item_empty[slot]);
     ++item_use;
-    if (linear >= a.total_items) break;
-    const Item it = decode_item(p, linear);
-    const int q_row0 = it.q_tile * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
+    const SharedItem it{sm90::smem_u32(&bars->item[slot])};  // the consumers' until the item's epilogue is done
+    if (it.linear() >= a.total_items) break;
+    const int q_row0 = it.q_tile() * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
 
 #pragma unroll
     for (int i = 0; i < C::kOFloats; ++i) o[i] = 0.f;
     RowState rows{{-INFINITY, -INFINITY}, {0.f, 0.f}};
 
-    if (it.run_begin < it.run_end) {
+    if (it.run_begin() < it.run_end()) {
       const int q_buffer = q_use % C::kQBuffers;
       const uint32_t q_smem = q_smem0 + q_buffer * C::kQBytes;
       sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
-      auto scores_to_p = [&](const TileCursor& c, float (&correction)[2]) {
-        if (c.partial) mask_tile(sacc, p, it, q_row0, c.tile * C::kBlockK, t);
+      // The mask bits of a partial tile, looked up while its S is computed (all ones on full tiles).
+      auto tile_bits = [&](const TileCursor& c, uint32_t (&bits)[2]) {
+        bits[0] = bits[1] = 0xffffffffu;
+        if (c.partial) partial_tile_bits<C::kSFloats>(bits, p, it, q_row0, c.tile * C::kBlockK, t);
+      };
+      // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
+      auto scores_to_p = [&](const TileCursor& c, const uint32_t (&bits)[2], float (&correction)[2]) {
+        if (c.partial) mask_tile(sacc, bits);
         return softmax_update<kLazyRescale<kHeadDim>>(sacc, rows, scale_log2, correction);
       };
       // The first tile has no previous P V; it is peeled so that no wgmma is issued under a condition (ptxas
       // serializes wgmma under control flow it cannot prove uniform).
-      TileCursor c = TileCursor::start(p.work.runs, it.run_begin, it.run_end);
+      TileCursor c = TileCursor::start(it);
       int previous_stage = kv_use % C::kStages;
       {
         sm90::mbar_wait(&bars->k_full[previous_stage], (kv_use / C::kStages) & 1);
@@ -367,12 +419,14 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
         sm90::wgmma_fence();
         issue_qk<T, kHeadDim>(sacc, q_smem, k_smem + previous_stage * C::kKBytes);
         sm90::named_barrier_arrive(other_turn, 256);
+        uint32_t bits[2];
+        tile_bits(c, bits);
         sm90::wgmma_wait<0>();
         sm90::fence_registers(sacc);
         __syncwarp();
         if (lane == 0) sm90::mbar_arrive(&bars->k_empty[previous_stage]);
         float correction[2];
-        scores_to_p(c, correction);
+        scores_to_p(c, bits, correction);
         to_a_fragments<T>(sacc, pfrag);
         ++kv_use;
         c.advance(p.work.runs);
@@ -388,12 +442,14 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
         issue_qk<T, kHeadDim>(sacc, q_smem, k_smem + stage * C::kKBytes);
         issue_pv<T, kHeadDim>(o, pfrag, v_smem + previous_stage * C::kKBytes);
         sm90::named_barrier_arrive(other_turn, 256);
+        uint32_t bits[2];
+        tile_bits(c, bits);
         sm90::wgmma_wait<1>();
         sm90::fence_registers(sacc);
         __syncwarp();
         if (lane == 0) sm90::mbar_arrive(&bars->k_empty[stage]);
         float correction[2];
-        const bool rescale_o = scores_to_p(c, correction);
+        const bool rescale_o = scores_to_p(c, bits, correction);
         sm90::fence_registers(sacc);  // keeps the softmax ahead of the wait: it overlaps P_{j-1} V_{j-1}
         sm90::wgmma_wait<0>();
         sm90::fence_registers(o);
@@ -425,7 +481,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     // lse (natural log; -inf for such rows) directly.
     if (thread == 0) sm90::bulk_wait_read();  // the previous item's store has left the staging buffer
     sm90::named_barrier_sync(3 + warpgroup, 128);
-    float* lse_base = p.lse + (static_cast<int64_t>(it.batch) * s.heads + it.head) * s.seqlen_q;
+    float* lse_base = p.lse + (static_cast<int64_t>(it.batch()) * s.heads + it.head()) * s.seqlen_q;
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
       float sum = rows.sum[half];
@@ -448,22 +504,28 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     if (thread == 0) {
 #pragma unroll
       for (int panel = 0; panel < C::kPanels; ++panel) {
-        sm90::tma_store_4d(&a.o_map, o_stage + panel * 64 * 128, 64 * panel, it.head,
-                           it.q_tile * C::kBlockQ + 64 * warpgroup, it.batch);
+        sm90::tma_store_4d(&a.o_map, o_stage + panel * 64 * 128, 64 * panel, it.head(),
+                           it.q_tile() * C::kBlockQ + 64 * warpgroup, it.batch());
       }
       sm90::bulk_commit();
     }
+    __syncwarp();
+    if (lane == 0) sm90::mbar_arrive(&bars->item_empty[slot]);
   }
   if (thread == 0) sm90::bulk_wait();
   // Balance the ping-pong: warpgroup 1's opening arrival on barrier 1 is still pending.
   if (warpgroup == 0) sm90::named_barrier_sync(my_turn, 256);
 }
 
+template <int kStages>
+constexpr bool kBarriersFit = sizeof(Barriers<kStages>) <= 256;
+
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(Sm90ForwardConfig<kHeadDim>::kThreads, 1)
     flash_forward_sm90_kernel(const __grid_constant__ Sm90ForwardArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Sm90ForwardConfig<kHeadDim>;
+  static_assert(kBarriersFit<C::kStages>, "the barriers and item slots exceed their 256 bytes of shared memory");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   auto* bars = reinterpret_cast<Barriers<C::kStages>*>(smem + C::kBarrierOffset);

@@ -35,6 +35,14 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+/// A 32-bit load from shared memory, issued where it stands (volatile: never hoisted into a register that would
+/// stay live across a loop; for values cheaper to re-read than to keep).
+__device__ __forceinline__ int ld_shared_s32(uint32_t address) {
+  int value;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(value) : "r"(address) : "memory");
+  return value;
+}
+
 __device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t arrivals) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(arrivals));
 }
