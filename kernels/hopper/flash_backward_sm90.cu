@@ -236,6 +236,15 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   const uint32_t v_rows = v_smem + warpgroup * 64 * 128;
   const int key0 = kt.k_tile * C::kBlockK + warpgroup * 64 + warp * 16 + g;  // the thread's first key
   unsigned char* dq_stage = smem + C::kDqOffset + warpgroup * C::kDqStageBytes;
+  // Per-thread shared addresses (32-bit: see st_shared_b32). In both swizzled layouts below a row's 16-byte chunk
+  // index is XORed with row % 8 = g, and the thread's own offset bits never carry into the chunk bits, so each
+  // store's address is the thread's base with the chunk's constant XORed in.
+  //   dS^T, rows = keys: row r0 + 8 r (r0 = this warpgroup's row of the thread), chunk j ^ g, bytes 4 t.
+  const int ds_row0 = warpgroup * 64 + warp * 16 + g;
+  const uint32_t ds_thread = static_cast<uint32_t>(ds_row0 * 128 + g * 16 + 4 * t);
+  //   dQ staging, rows = queries: chunk (2 (j % 4) + t / 2) ^ g, bytes 8 (t % 2) in it.
+  const uint32_t dq_thread = sm90::smem_u32(dq_stage) + static_cast<uint32_t>((warp * 16 + g) * 128 +
+                                                                              (((t / 2) ^ g) * 16) + (t % 2) * 8);
 
   float dk[C::kKvFloats];
   float dv[C::kKvFloats];
@@ -258,7 +267,8 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       const uint32_t q_stage = sm90::smem_u32(smem + C::kQOffset + stage * C::kQBytes);
       const uint32_t do_stage = sm90::smem_u32(smem + C::kDoOffset + stage * C::kQBytes);
       unsigned char* ds_buffer = smem + C::kDsOffset + (use % 2) * C::kDsBytes;
-      const float* lse_s = reinterpret_cast<const float*>(smem + C::kLseOffset) + stage * 2 * C::kBlockQ;
+      // lse[64] then delta[64] of this stage; the thread reads the pairs of its columns 8 j + 2 t.
+      const uint32_t lse_thread = sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + 2 * t) * 4;
       sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
 
       // S^T = K Q^T and dP^T = V dO^T (64 keys x 64 queries each).
@@ -307,8 +317,10 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {
 #pragma unroll
+        const float2 lse_pair = sm90::ld_shared_v2_f32(lse_thread + 8 * j * 4);
+#pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const float lse_log2 = lse_s[8 * j + 2 * t + e];
+          const float lse_log2 = e == 0 ? lse_pair.x : lse_pair.y;
 #pragma unroll
           for (int r = 0; r < 2; ++r) st[4 * j + 2 * r + e] = fast_exp2(fmaf(st[4 * j + 2 * r + e], scale_log2, -lse_log2));
         }
@@ -320,8 +332,10 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {
 #pragma unroll
+        const float2 delta_pair = sm90::ld_shared_v2_f32(lse_thread + (C::kBlockQ + 8 * j) * 4);
+#pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const float delta = lse_s[C::kBlockQ + 8 * j + 2 * t + e];
+          const float delta = e == 0 ? delta_pair.x : delta_pair.y;
 #pragma unroll
           for (int r = 0; r < 2; ++r) dpt[4 * j + 2 * r + e] = st[4 * j + 2 * r + e] * (dpt[4 * j + 2 * r + e] - delta);
         }
@@ -329,13 +343,12 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       to_a_fragments<T>(st, p_frag);
       to_a_fragments<T>(dpt, ds_frag);
       // dS^T to shared memory for dQ: rows = keys (this warpgroup's 64 of the 128), 64 queries per row, swizzled.
+      const uint32_t ds_base = sm90::smem_u32(ds_buffer) + ds_thread;
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const int row = warpgroup * 64 + warp * 16 + g + 8 * r;
-          const int offset = row * 128 + ((j ^ (row % 8)) * 16) + 4 * t;
-          *reinterpret_cast<uint32_t*>(ds_buffer + offset) = ds_frag[j / 2][(j % 2) * 2 + r];
+          sm90::st_shared_b32((ds_base ^ (j * 16)) + r * 8 * 128, ds_frag[j / 2][(j % 2) * 2 + r]);
         }
       }
       sm90::fence_async_shared();
@@ -380,13 +393,10 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
         sm90::named_barrier_sync(3 + warpgroup, 128);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const int row = warp * 16 + g + 8 * r;
 #pragma unroll
           for (int j = 0; j < C::kDqFloats / 4; ++j) {
-            const int chunk = (2 * (j % 4) + t / 2) ^ (row % 8);
-            const int offset = (j / 4) * 64 * 128 + row * 128 + chunk * 16 + (t % 2) * 8;
-            *reinterpret_cast<float2*>(dq_stage + offset) =
-                make_float2(dq[4 * j + 2 * r] * s.scale, dq[4 * j + 2 * r + 1] * s.scale);
+            sm90::st_shared_v2_f32(((dq_thread ^ ((j % 4) * 32)) + (j / 4) * 64 * 128) + r * 8 * 128,
+                                   dq[4 * j + 2 * r] * s.scale, dq[4 * j + 2 * r + 1] * s.scale);
           }
         }
         sm90::fence_async_shared();

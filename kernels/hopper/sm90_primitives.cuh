@@ -35,6 +35,21 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
+/// Shared-memory stores and loads by 32-bit shared address. The CTA's shared memory is addressed through a pointer
+/// realigned with integer arithmetic, which the compiler cannot tell is shared: plain C++ accesses through it
+/// become generic ones with 64-bit addresses, two registers each where the consumers have none to spare.
+__device__ __forceinline__ void st_shared_b32(uint32_t address, uint32_t value) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(value) : "memory");
+}
+__device__ __forceinline__ void st_shared_v2_f32(uint32_t address, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(address), "f"(x), "f"(y) : "memory");
+}
+__device__ __forceinline__ float2 ld_shared_v2_f32(uint32_t address) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(address) : "memory");
+  return v;
+}
+
 /// A 32-bit load from shared memory, issued where it stands (volatile: never hoisted into a register that would
 /// stay live across a loop; for values cheaper to re-read than to keep).
 __device__ __forceinline__ int ld_shared_s32(uint32_t address) {
