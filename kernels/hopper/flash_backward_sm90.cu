@@ -316,7 +316,6 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       // P^T = exp2(S^T scale log2(e) - lse log2(e)).
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {
-#pragma unroll
         const float2 lse_pair = sm90::ld_shared_v2_f32(lse_thread + 8 * j * 4);
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
@@ -331,7 +330,6 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       // dS^T = P^T (dP^T - delta).
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {
-#pragma unroll
         const float2 delta_pair = sm90::ld_shared_v2_f32(lse_thread + (C::kBlockQ + 8 * j) * 4);
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
