@@ -301,18 +301,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       }
       sm90::wgmma_wait<1>();
       sm90::fence_registers(st);
-      if (c.partial) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-#pragma unroll
-          for (int j = 0; j < C::kSFloats / 4; ++j) {
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              if (!((bits[r] >> (2 * j + e)) & 1u)) st[4 * j + 2 * r + e] = -INFINITY;
-            }
-          }
-        }
-      }
+      if (c.partial) mask_accumulator(st, bits);
       // P^T = exp2(S^T scale log2(e) - lse log2(e)).
 #pragma unroll
       for (int j = 0; j < C::kSFloats / 4; ++j) {

@@ -248,21 +248,6 @@ __device__ __forceinline__ void partial_tile_bits(uint32_t (&bits)[2], const For
   }
 }
 
-// Masks the S tile of a partial k tile: keys a thread's rows do not see (partial_tile_bits) become -inf.
-template <int kSFloats>
-__device__ __forceinline__ void mask_tile(float (&s)[kSFloats], const uint32_t (&bits)[2]) {
-#pragma unroll
-  for (int half = 0; half < 2; ++half) {
-#pragma unroll
-    for (int j = 0; j < kSFloats / 4; ++j) {
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (!((bits[half] >> (2 * j + e)) & 1u)) s[4 * j + 2 * half + e] = -INFINITY;
-      }
-    }
-  }
-}
-
 // Lazy rescale (head dims from 128): a row's running max moves only when a tile's max exceeds it by more than this
 // many powers of two (after scaling): below that the stale max is kept, P stays below 2^8 (bf16/fp16 hold it; the
 // fp32 sum and O do too) and O needs no rescale. Exact: O, the sum and the LSE all refer to the same (stale) max, and
@@ -406,7 +391,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       };
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
       auto scores_to_p = [&](const TileCursor& c, const uint32_t (&bits)[2], float (&correction)[2]) {
-        if (c.partial) mask_tile(sacc, bits);
+        if (c.partial) mask_accumulator(sacc, bits);
         return softmax_update<kLazyRescale<kHeadDim>>(sacc, rows, scale_log2, correction);
       };
       // The first tile has no previous P V; it is peeled so that no wgmma is issued under a condition (ptxas

@@ -22,4 +22,21 @@ __device__ __forceinline__ void to_a_fragments(const float (&s)[kSFloats], uint3
   }
 }
 
+/// Masks a wgmma accumulator fragment (fp32, m64 x 8 * kSFloats / 4) of a partial tile: element e of column block
+/// j in the thread's row half h (rows g and g + 8) becomes -inf unless bit 2 j + e of bits[h] is set (the bits of
+/// visible_keys / visible_rows, kernels/mask_bits.h, for the thread's two rows).
+template <int kSFloats>
+__device__ __forceinline__ void mask_accumulator(float (&s)[kSFloats], const uint32_t (&bits)[2]) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+#pragma unroll
+    for (int j = 0; j < kSFloats / 4; ++j) {
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        if (!((bits[half] >> (2 * j + e)) & 1u)) s[4 * j + 2 * half + e] = -INFINITY;
+      }
+    }
+  }
+}
+
 }  // namespace lcab::kernels::flash
