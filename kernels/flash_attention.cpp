@@ -68,6 +68,18 @@ FlashArch path_for(PathChoice choice, const DeviceTraits& device) {
   return FlashArch::kMmaSync;
 }
 
+/// The code path prepare() would pick here; the mma.sync path where no GPU is visible (what a host-only caller
+/// can rely on).
+FlashArch path_here(PathChoice choice) {
+  if (choice == PathChoice::kMmaSyncOnly) return FlashArch::kMmaSync;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    return FlashArch::kMmaSync;
+  }
+  return path_for(choice, current_device());
+}
+
 class FlashPlan final : public AttentionPlan {
  public:
   FlashPlan(const AttentionProblem& problem, FlashArch arch, int sm_count)
@@ -172,12 +184,17 @@ class FlashAttention final : public AttentionImpl {
     if (choice_ == PathChoice::kMmaSyncOnly) {
       return "lcab_flash restricted to its FlashAttention-2-style mma.sync kernels (sm_80+) on every GPU";
     }
-    return "host-built tile work lists for any slice mask, bf16/fp16, head dims 64 and 128, GQA; on Hopper TMA + "
-           "wgmma with warp specialization (sm_90a), elsewhere FlashAttention-2-style mma.sync (sm_80+)";
+    return "host-built tile work lists for any slice mask, bf16/fp16, GQA; on Hopper TMA + wgmma with warp "
+           "specialization (sm_90a, head dims 64, 128 and 256), elsewhere FlashAttention-2-style mma.sync (sm_80+, "
+           "head dims 64 and 128)";
   }
   Support supports(const AttentionProblem& problem, Pass /*pass*/) const override {
-    if (!flash_supports_head_dim(problem.head_dim)) {
-      return Support::no("lcab_flash supports head dims 64 and 128, not " + std::to_string(problem.head_dim));
+    const bool any_path = problem.head_dim == 64 || problem.head_dim == 128;
+    if (!any_path && !flash_supports_head_dim(problem.head_dim, path_here(choice_))) {
+      return Support::no(
+          problem.head_dim == 256
+              ? std::string("lcab_flash runs head dim 256 on its Hopper kernels only (sm_90a on an sm_90 GPU)")
+              : "lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " + std::to_string(problem.head_dim));
     }
     constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max() / 2;
     if (problem.seqlen_q > kIndexLimit || problem.seqlen_k > kIndexLimit || problem.heads > kIndexLimit) {

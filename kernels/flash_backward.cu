@@ -468,12 +468,13 @@ void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cu
   dispatch<LaunchBackward>(dtype, head_dim, params, stream);
 }
 
+// The preprocess and the dQ conversion serve both code paths, so they take every head dim either path has.
 void launch_backward_preprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
-  dispatch<LaunchPreprocess>(dtype, head_dim, params, stream);
+  dispatch<LaunchPreprocess, FlashArch::kSm90>(dtype, head_dim, params, stream);
 }
 
 void launch_backward_postprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
-  dispatch<LaunchPostprocess>(dtype, head_dim, params, stream);
+  dispatch<LaunchPostprocess, FlashArch::kSm90>(dtype, head_dim, params, stream);
 }
 
 }  // namespace lcab::kernels::flash

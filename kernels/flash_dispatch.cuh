@@ -11,18 +11,24 @@
 
 namespace lcab::kernels::flash {
 
-/// Calls Op<T, kHeadDim>::run(args...) for the element type and head dim; throws for unsupported head dims.
-template <template <typename, int> class Op, typename... Args>
+/// Calls Op<T, kHeadDim>::run(args...) for the element type and head dim of a code path's kernels (instantiating
+/// only that path's head dims); throws for head dims the path has no kernel for.
+template <template <typename, int> class Op, FlashArch kArch = FlashArch::kMmaSync, typename... Args>
 void dispatch(DType dtype, int head_dim, Args&&... args) {
-  LCAB_CHECK(flash_supports_head_dim(head_dim), "lcab_flash has no kernel for head_dim " << head_dim
-                                                                                        << "; valid: 64, 128");
-  if (dtype == DType::kBf16) {
-    if (head_dim == 64) Op<__nv_bfloat16, 64>::run(args...);
-    else Op<__nv_bfloat16, 128>::run(args...);
-  } else {
-    if (head_dim == 64) Op<__half, 64>::run(args...);
-    else Op<__half, 128>::run(args...);
-  }
+  LCAB_CHECK(flash_supports_head_dim(head_dim, kArch),
+             "lcab_flash has no " << (kArch == FlashArch::kSm90 ? "sm_90a" : "mma.sync") << " kernel for head_dim "
+                                  << head_dim << "; valid: 64, 128" << (kArch == FlashArch::kSm90 ? ", 256" : ""));
+  auto run = [&]<typename T>() {
+    if (head_dim == 64) Op<T, 64>::run(args...);
+    else if constexpr (kArch == FlashArch::kSm90) {
+      if (head_dim == 256) Op<T, 256>::run(args...);
+      else Op<T, 128>::run(args...);
+    } else {
+      Op<T, 128>::run(args...);
+    }
+  };
+  if (dtype == DType::kBf16) run.template operator()<__nv_bfloat16>();
+  else run.template operator()<__half>();
 }
 
 /// The DType of a kernel element type.

@@ -9,6 +9,9 @@
 // Hopper path (sm_90a): the forward's two consumer warpgroups own 64 query rows each of a Bq = 128 tile and
 //   stream Bk = 128 keys per step (one m64n128 wgmma per k16 step); the backward's own 64 keys each of a Bk = 128
 //   tile and stream Bq = 64 queries per step (the mma.sync backward's shape).
+//   Head dim 256 (Hopper only): the forward streams Bk = 64 keys per step (O is 64 x 256 per warpgroup: 128
+//   accumulator registers per thread), the backward's CTA owns Bk = 64 keys, its two warpgroups splitting the head
+//   dim of dK, dV and dQ and the queries of S^T and dP^T (64 x 256 of dK and dV per warpgroup would need 256).
 #pragma once
 
 #include <cstdint>
@@ -24,12 +27,14 @@ enum class FlashArch {
   kSm90,     ///< wgmma, TMA, warp-specialized persistent CTAs (sm_90a)
 };
 
-/// Head dims lcab_flash compiles kernels for.
-inline bool flash_supports_head_dim(int64_t head_dim) { return head_dim == 64 || head_dim == 128; }
+/// Head dims lcab_flash compiles kernels for on a code path: 64 and 128 on both, 256 on the Hopper path.
+inline bool flash_supports_head_dim(int64_t head_dim, FlashArch arch) {
+  return head_dim == 64 || head_dim == 128 || (head_dim == 256 && arch == FlashArch::kSm90);
+}
 
 /// The tile shape lcab_flash uses for a pass on a code path (the same for bf16 and fp16 at present).
-inline TileShape flash_tile_shape(int64_t /*head_dim*/, DType /*dtype*/, Pass pass,
-                                  FlashArch arch = FlashArch::kMmaSync) {
+inline TileShape flash_tile_shape(int64_t head_dim, DType /*dtype*/, Pass pass, FlashArch arch = FlashArch::kMmaSync) {
+  if (arch == FlashArch::kSm90 && head_dim == 256) return pass == Pass::kForward ? TileShape{128, 64} : TileShape{64, 64};
   if (pass == Pass::kForward) return arch == FlashArch::kSm90 ? TileShape{128, 128} : TileShape{128, 64};
   return TileShape{64, 128};
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The kernel comparison of issues 3 and 4, all in one run on one GPU: lcab_flash and cudnn through lcab-measure,
 # PyTorch SDPA (cuDNN and FlashAttention-2 backends) and FlexAttention through measure/peers/torch_peers.py; bf16,
-# hd 128, 64 q / 8 kv heads, batch 1; full and causal at 4K, 16K, 32K, the masked patterns at 32K; fwd and bwd.
-# Records go to OUTDIR (JSON Lines), the table (TFLOP/s, fwd / bwd) to stdout.
+# hd 128 (HEAD_DIM), 64 q / 8 kv heads, batch 1; full and causal at 4K, 16K, 32K, the masked patterns at 32K; fwd
+# and bwd. Records go to OUTDIR (JSON Lines), the table (TFLOP/s, fwd / bwd) to stdout.
 #
-#   scripts/headline_benchmark.sh OUTDIR     (environment: BUILD, default build; REPS 7; WARMUP 3)
+#   scripts/headline_benchmark.sh OUTDIR     (environment: BUILD, default build; REPS 7; WARMUP 3; HEAD_DIM 128)
 set -uo pipefail
 out=${1:?output directory}
 build=${BUILD:-build}
@@ -12,7 +12,7 @@ reps=${REPS:-7}
 warmup=${WARMUP:-3}
 mkdir -p "$out"
 export PATH="$PWD/$build/apps:$PATH"
-shape=(--heads 64 --kv-heads 8 --head-dim 128 --pass fwd,bwd --warmup "$warmup" --reps "$reps")
+shape=(--heads 64 --kv-heads 8 --head-dim "${HEAD_DIM:-128}" --pass fwd,bwd --warmup "$warmup" --reps "$reps")
 masked="causal_document,sliding_window_causal,block_causal_document"
 for part in "full,causal 4k,16k,32k" "$masked 32k"; do
   set -- $part

@@ -17,6 +17,15 @@
 //     where dQ = dS K is computed (head_dim 128: each warpgroup half of the columns over all 128 keys; head_dim
 //     64: each warpgroup all columns over its own 64 keys) and added to the fp32 dQ accumulator by TMA
 //     reduce-add from a staging buffer (whole 128-byte lines instead of per-thread atomics).
+//   Head dim 256 (kSplitColumns): 64 x 256 of dK and dV per warpgroup would take 256 registers per thread, so the
+//     CTA owns 64 keys and its two warpgroups split the work: each computes S^T and dP^T for all 64 keys and its 32
+//     of the step's 64 queries, writes P^T and dS^T to shared memory, and then, over all 64 queries, accumulates
+//     its 128 columns of dK and dV (wgmma with both operands in shared memory) and computes its 128 columns of dQ.
+//     dQ is staged in the step's Q and dO buffers, which both warpgroups have finished reading by then (no room for
+//     a staging buffer of its own), and reduced into the accumulator by TMA; the stage is released to the producer
+//     once those reductions have read it, in the next step, after that step's products are issued. (Per-thread
+//     vector reductions from registers instead halved the backward's speed: 280 against 550 TFLOP/s with them
+//     compiled out, H100, full 16K.)
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -44,8 +53,9 @@ constexpr float kLog2e = 1.4426950408889634f;
 
 template <int kHeadDim>
 struct Sm90BackwardConfig {
-  static constexpr int kBlockK = 128;  // keys per CTA: 64 per consumer warpgroup
-  static constexpr int kBlockQ = 64;   // queries per step
+  static constexpr bool kSplitColumns = kHeadDim == 256;
+  static constexpr int kBlockK = kSplitColumns ? 64 : 128;  // keys per CTA: 64 per consumer warpgroup, or 64 shared
+  static constexpr int kBlockQ = 64;                        // queries per step
   static constexpr int kStages = 2;
   static constexpr int kConsumerWarps = 8;
   static constexpr int kThreads = 384;
@@ -54,20 +64,27 @@ struct Sm90BackwardConfig {
   static constexpr int kQPanelBytes = kBlockQ * 128;
   static constexpr int kKBytes = kPanels * kKPanelBytes;  // also V
   static constexpr int kQBytes = kPanels * kQPanelBytes;  // also dO
-  static constexpr int kDsBytes = kBlockK * 128;          // dS^T: 128 keys x 64 queries, one swizzled panel
-  static constexpr int kSFloats = kBlockQ / 2;            // S^T / dP^T accumulator floats per thread (64 x 64)
-  static constexpr int kKvFloats = kHeadDim / 2;          // dK / dV accumulator floats per thread (64 x head_dim)
+  static constexpr int kDsBytes = kBlockK * 128;          // dS^T (also P^T): keys x 64 queries, one swizzled panel
+  static constexpr int kWarpgroupQueries = kSplitColumns ? 32 : kBlockQ;  // queries of S^T / dP^T per warpgroup
+  static constexpr int kSFloats = kWarpgroupQueries / 2;  // S^T / dP^T accumulator floats per thread (64 x queries)
+  static constexpr int kKvCols = kSplitColumns ? kHeadDim / 2 : kHeadDim;  // dK / dV columns per warpgroup
+  static constexpr int kKvFloats = kKvCols / 2;           // dK / dV accumulator floats per thread (64 x kKvCols)
   // dQ = dS K, 64 queries x 64 columns per warpgroup: head_dim 128 splits the columns (each warpgroup over all
   // 128 keys), head_dim 64 splits the keys (each warpgroup over its own 64; both add to the accumulator).
+  // kSplitColumns: each warpgroup its 128 columns over the CTA's 64 keys, as two 64-column products.
   static constexpr bool kDqSplitsKeys = kHeadDim == 64;
   static constexpr int kDqKeys = kDqSplitsKeys ? 64 : kBlockK;
   static constexpr int kDqFloats = 32;
+  static constexpr int kDqChunks = kSplitColumns ? 2 : 1;
+  static_assert(kSplitColumns || kDqKeys == (kDqSplitsKeys ? 64 : kBlockK), "dQ's keys per warpgroup");
   static constexpr int kVOffset = kKBytes;
   static constexpr int kQOffset = 2 * kKBytes;
   static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;  // two buffers, alternating per step
-  static constexpr int kDqStageBytes = 64 * 64 * 4;                // a warpgroup's dQ tile (fp32), 2 boxes of 32 cols
-  static constexpr int kDqOffset = kDsOffset + 2 * kDsBytes;
+  static constexpr int kPOffset = kDsOffset + 2 * kDsBytes;        // P^T (kSplitColumns): two buffers, as dS^T
+  static constexpr int kDqStageBytes = kSplitColumns ? 0 : 64 * 64 * 4;  // a warpgroup's dQ tile (fp32), 2 boxes of
+                                                                         // 32 columns (none: reductions from registers)
+  static constexpr int kDqOffset = kPOffset + (kSplitColumns ? 2 * kDsBytes : 0);
   static constexpr int kLseOffset = kDqOffset + 2 * kDqStageBytes;  // per stage: lse[64], delta[64]
   static constexpr int kBarrierOffset = kLseOffset + kStages * 2 * kBlockQ * 4;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;
@@ -232,19 +249,25 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   const float scale_log2 = s.scale * kLog2e;
   const uint32_t k_smem = sm90::smem_u32(smem);
   const uint32_t v_smem = sm90::smem_u32(smem + C::kVOffset);
-  const uint32_t k_rows = k_smem + warpgroup * 64 * 128;  // this warpgroup's 64 keys (A operands)
-  const uint32_t v_rows = v_smem + warpgroup * 64 * 128;
-  const int key0 = kt.k_tile * C::kBlockK + warpgroup * 64 + warp * 16 + g;  // the thread's first key
+  // This warpgroup's 64 keys (A operands of S^T and dP^T; the CTA's only 64 when kSplitColumns) and its queries
+  // of the step's S^T and dP^T.
+  const int key_row0 = C::kSplitColumns ? 0 : warpgroup * 64;
+  const uint32_t k_rows = k_smem + key_row0 * 128;
+  const uint32_t v_rows = v_smem + key_row0 * 128;
+  const int key0 = kt.k_tile * C::kBlockK + key_row0 + warp * 16 + g;  // the thread's first key
+  const int query0 = C::kSplitColumns ? warpgroup * C::kWarpgroupQueries : 0;
+  const int kv_col0 = C::kSplitColumns ? warpgroup * C::kKvCols : 0;  // this warpgroup's columns of dK, dV, dQ
   unsigned char* dq_stage = smem + C::kDqOffset + warpgroup * C::kDqStageBytes;
   // Per-thread shared addresses (32-bit: see st_shared_b32). In both swizzled layouts below a row's 16-byte chunk
   // index is XORed with row % 8 = g, and the thread's own offset bits never carry into the chunk bits, so each
   // store's address is the thread's base with the chunk's constant XORed in.
-  //   dS^T, rows = keys: row r0 + 8 r (r0 = this warpgroup's row of the thread), chunk j ^ g, bytes 4 t.
-  const int ds_row0 = warpgroup * 64 + warp * 16 + g;
+  //   dS^T (and P^T), rows = keys: row r0 + 8 r (r0 = this warpgroup's row of the thread), chunk j ^ g, bytes 4 t
+  //   (kSplitColumns: chunk (query0 / 8 + j) ^ g).
+  const int ds_row0 = key_row0 + warp * 16 + g;
   const uint32_t ds_thread = static_cast<uint32_t>(ds_row0 * 128 + g * 16 + 4 * t);
   //   dQ staging, rows = queries: chunk (2 (j % 4) + t / 2) ^ g, bytes 8 (t % 2) in it.
-  const uint32_t dq_thread = sm90::smem_u32(dq_stage) + static_cast<uint32_t>((warp * 16 + g) * 128 +
-                                                                              (((t / 2) ^ g) * 16) + (t % 2) * 8);
+  const uint32_t dq_offset = static_cast<uint32_t>((warp * 16 + g) * 128 + (((t / 2) ^ g) * 16) + (t % 2) * 8);
+  const uint32_t dq_thread = sm90::smem_u32(dq_stage) + dq_offset;
 
   float dk[C::kKvFloats];
   float dv[C::kKvFloats];
@@ -252,9 +275,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   for (int i = 0; i < C::kKvFloats; ++i) dk[i] = dv[i] = 0.f;
   float st[C::kSFloats];
   float dpt[C::kSFloats];
-  float dq[C::kDqFloats];
-  uint32_t p_frag[C::kSFloats / 8][4];
-  uint32_t ds_frag[C::kSFloats / 8][4];
+  float dq[C::kDqChunks][C::kDqFloats];
 
   if (kt.run_begin < kt.run_end) {
     sm90::mbar_wait(&bars->kv_full, 0);
@@ -267,25 +288,29 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       const uint32_t q_stage = sm90::smem_u32(smem + C::kQOffset + stage * C::kQBytes);
       const uint32_t do_stage = sm90::smem_u32(smem + C::kDoOffset + stage * C::kQBytes);
       unsigned char* ds_buffer = smem + C::kDsOffset + (use % 2) * C::kDsBytes;
-      // lse[64] then delta[64] of this stage; the thread reads the pairs of its columns 8 j + 2 t.
-      const uint32_t lse_thread = sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + 2 * t) * 4;
+      // lse[64] then delta[64] of this stage; the thread reads the pairs of its columns query0 + 8 j + 2 t.
+      const uint32_t lse_thread =
+          sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + query0 + 2 * t) * 4;
       sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
 
-      // S^T = K Q^T and dP^T = V dO^T (64 keys x 64 queries each).
+      // S^T = K Q^T and dP^T = V dO^T (64 keys x the warpgroup's queries each).
+      const uint32_t q_rows = q_stage + query0 * 128;
+      const uint32_t do_rows = do_stage + query0 * 128;
       sm90::wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < kHeadDim / 16; ++ks) {
         const uint32_t offset = (ks % 4) * 32;
-        sm90::WgmmaSS<T, 64, 0, 0>::run(st, sm90::make_desc(k_rows + (ks / 4) * C::kKPanelBytes + offset, 16, 1024),
-                                     sm90::make_desc(q_stage + (ks / 4) * C::kQPanelBytes + offset, 16, 1024), ks > 0);
+        sm90::WgmmaSS<T, C::kWarpgroupQueries, 0, 0>::run(
+            st, sm90::make_desc(k_rows + (ks / 4) * C::kKPanelBytes + offset, 16, 1024),
+            sm90::make_desc(q_rows + (ks / 4) * C::kQPanelBytes + offset, 16, 1024), ks > 0);
       }
       sm90::wgmma_commit();
 #pragma unroll
       for (int ks = 0; ks < kHeadDim / 16; ++ks) {
         const uint32_t offset = (ks % 4) * 32;
-        sm90::WgmmaSS<T, 64, 0, 0>::run(dpt, sm90::make_desc(v_rows + (ks / 4) * C::kKPanelBytes + offset, 16, 1024),
-                                     sm90::make_desc(do_stage + (ks / 4) * C::kQPanelBytes + offset, 16, 1024),
-                                     ks > 0);
+        sm90::WgmmaSS<T, C::kWarpgroupQueries, 0, 0>::run(
+            dpt, sm90::make_desc(v_rows + (ks / 4) * C::kKPanelBytes + offset, 16, 1024),
+            sm90::make_desc(do_rows + (ks / 4) * C::kQPanelBytes + offset, 16, 1024), ks > 0);
       }
       sm90::wgmma_commit();
       // A partial tile's mask bits, looked up while S^T and dP^T are on the tensor cores.
@@ -296,7 +321,9 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
         const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          bits[r] = visible_rows<C::kSFloats / 2>(row_slices, count, key0 + 8 * r, q0, q0 + C::kBlockQ, q0 + 2 * t);
+          const int wq0 = q0 + query0;
+          bits[r] = visible_rows<C::kSFloats / 2>(row_slices, count, key0 + 8 * r, wq0, wq0 + C::kWarpgroupQueries,
+                                                  wq0 + 2 * t);
         }
       }
       sm90::wgmma_wait<1>();
@@ -327,72 +354,157 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
           for (int r = 0; r < 2; ++r) dpt[4 * j + 2 * r + e] = st[4 * j + 2 * r + e] * (dpt[4 * j + 2 * r + e] - delta);
         }
       }
-      to_a_fragments<T>(st, p_frag);
-      to_a_fragments<T>(dpt, ds_frag);
-      // dS^T to shared memory for dQ: rows = keys (this warpgroup's 64 of the 128), 64 queries per row, swizzled.
-      const uint32_t ds_base = sm90::smem_u32(ds_buffer) + ds_thread;
-#pragma unroll
-      for (int j = 0; j < C::kSFloats / 4; ++j) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          sm90::st_shared_b32((ds_base ^ (j * 16)) + r * 8 * 128, ds_frag[j / 2][(j % 2) * 2 + r]);
+      if constexpr (C::kSplitColumns) {
+        // The previous step's stage, released once its dQ reductions have read it (see the header).
+        if (use > 0 && thread == 0) {
+          sm90::bulk_wait_read();
+          sm90::mbar_arrive(&bars->q_empty[(use - 1) % C::kStages]);
         }
-      }
-      sm90::fence_async_shared();
-
-      // dV += P^T dO, dK += dS^T Q (B operands query-major: transposed).
-      sm90::wgmma_fence();
+        // P^T and dS^T of the warpgroup's queries to shared memory (rows = the CTA's 64 keys, swizzled as dS^T).
+        const uint32_t p_smem = sm90::smem_u32(smem + C::kPOffset + (use % 2) * C::kDsBytes);
+        const uint32_t ds_smem = sm90::smem_u32(ds_buffer);
 #pragma unroll
-      for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
-        sm90::WgmmaRS<T, kHeadDim, 1>::run(dv, p_frag[kk], sm90::make_desc(do_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
-                                           true);
-      }
+        for (int j = 0; j < C::kSFloats / 4; ++j) {
+          const uint32_t chunk = static_cast<uint32_t>(query0 / 8 + j) * 16;
 #pragma unroll
-      for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
-        sm90::WgmmaRS<T, kHeadDim, 1>::run(dk, ds_frag[kk], sm90::make_desc(q_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
-                                           true);
-      }
-      sm90::wgmma_commit();
-
-      // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T.
-      sm90::named_barrier_sync(1, 256);
-      {
-        const uint32_t key_offset = C::kDqSplitsKeys ? warpgroup * 64 * 128 : 0;
-        const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
-        const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
+          for (int r = 0; r < 2; ++r) {
+            sm90::st_shared_b32(((p_smem + ds_thread) ^ chunk) + r * 8 * 128,
+                                MmaType<T>::pack(st[4 * j + 2 * r], st[4 * j + 2 * r + 1]));
+            sm90::st_shared_b32(((ds_smem + ds_thread) ^ chunk) + r * 8 * 128,
+                                MmaType<T>::pack(dpt[4 * j + 2 * r], dpt[4 * j + 2 * r + 1]));
+          }
+        }
+        sm90::fence_async_shared();
+        sm90::named_barrier_sync(1, 256);  // both warpgroups' queries are in place
+        // dV += P^T dO and dK += dS^T Q over the step's 64 queries, in the warpgroup's columns (A key-major in shared
+        // memory; B query-major: transposed), and dQ = dS K over the CTA's 64 keys, 64 of its columns per product.
+        const uint32_t col_panel = static_cast<uint32_t>(kv_col0 / 64);
+        sm90::wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < C::kDqKeys / 16; ++kk) {
-          sm90::WgmmaSS<T, 64, 1, 1>::run(dq, sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
-                                          sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
+        for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
+          sm90::WgmmaSS<T, C::kKvCols, 0, 1>::run(
+              dv, sm90::make_desc(p_smem + kk * 32, 16, 1024),
+              sm90::make_desc(do_stage + col_panel * C::kQPanelBytes + kk * 16 * 128, C::kQPanelBytes, 1024), true);
+        }
+#pragma unroll
+        for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
+          sm90::WgmmaSS<T, C::kKvCols, 0, 1>::run(
+              dk, sm90::make_desc(ds_smem + kk * 32, 16, 1024),
+              sm90::make_desc(q_stage + col_panel * C::kQPanelBytes + kk * 16 * 128, C::kQPanelBytes, 1024), true);
+        }
+#pragma unroll
+        for (int chunk = 0; chunk < C::kDqChunks; ++chunk) {
+#pragma unroll
+          for (int kk = 0; kk < C::kBlockK / 16; ++kk) {
+            sm90::WgmmaSS<T, 64, 1, 1>::run(
+                dq[chunk], sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
+                sm90::make_desc(k_smem + (col_panel + chunk) * C::kKPanelBytes + kk * 16 * 128, C::kKPanelBytes, 1024),
+                kk > 0);
+          }
         }
         sm90::wgmma_commit();
-      }
-      sm90::wgmma_wait<0>();
-      sm90::fence_registers(dv);
-      sm90::fence_registers(dk);
-      __syncwarp();
-      if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
-      {
-        // dQ (scaled) into the staging buffer, swizzled as TMA reads it (conflict-free float2 stores), then one
-        // reduce-add per 32-column box.
-        sm90::fence_registers(dq);
-        if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
-        sm90::named_barrier_sync(3 + warpgroup, 128);
+        sm90::wgmma_wait<0>();
+        sm90::fence_registers(dv);
+        sm90::fence_registers(dk);
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
+        for (int chunk = 0; chunk < C::kDqChunks; ++chunk) sm90::fence_registers(dq[chunk]);
+        // dQ (scaled) staged over the step's Q (warpgroup 0) or dO (warpgroup 1) buffer once neither warpgroup
+        // reads them any more: 32-column boxes of 64 rows, swizzled as TMA reads them (the dQ staging layout
+        // below), then one reduce-add per box.
+        sm90::named_barrier_sync(2, 256);
+        const uint32_t dq_split_thread = (warpgroup == 0 ? q_stage : do_stage) + dq_offset;
 #pragma unroll
-          for (int j = 0; j < C::kDqFloats / 4; ++j) {
-            sm90::st_shared_v2_f32(((dq_thread ^ ((j % 4) * 32)) + (j / 4) * 64 * 128) + r * 8 * 128,
-                                   dq[4 * j + 2 * r] * s.scale, dq[4 * j + 2 * r + 1] * s.scale);
+        for (int chunk = 0; chunk < C::kDqChunks; ++chunk) {
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+#pragma unroll
+            for (int j = 0; j < C::kDqFloats / 4; ++j) {
+              const uint32_t box = 2 * chunk + j / 4;
+              sm90::st_shared_v2_f32(((dq_split_thread ^ ((j % 4) * 32)) + box * 64 * 128) + r * 8 * 128,
+                                     dq[chunk][4 * j + 2 * r] * s.scale, dq[chunk][4 * j + 2 * r + 1] * s.scale);
+            }
           }
         }
         sm90::fence_async_shared();
         sm90::named_barrier_sync(3 + warpgroup, 128);
         if (thread == 0) {
-          const int col0 = C::kDqSplitsKeys ? 0 : warpgroup * 64;
-          sm90::tma_reduce_add_4d(&a.dq_map, dq_stage, col0, head, q0, kt.batch);
-          sm90::tma_reduce_add_4d(&a.dq_map, dq_stage + 64 * 128, col0 + 32, head, q0, kt.batch);
+          const unsigned char* boxes = smem + (warpgroup == 0 ? C::kQOffset : C::kDoOffset) + stage * C::kQBytes;
+#pragma unroll
+          for (int box = 0; box < 2 * C::kDqChunks; ++box) {
+            sm90::tma_reduce_add_4d(&a.dq_map, boxes + box * 64 * 128, kv_col0 + 32 * box, head, q0, kt.batch);
+          }
           sm90::bulk_commit();
+        }
+      } else {
+        uint32_t p_frag[C::kSFloats / 8][4];
+        uint32_t ds_frag[C::kSFloats / 8][4];
+        to_a_fragments<T>(st, p_frag);
+        to_a_fragments<T>(dpt, ds_frag);
+        // dS^T to shared memory for dQ: rows = keys (this warpgroup's 64 of the 128), 64 queries per row, swizzled.
+        const uint32_t ds_base = sm90::smem_u32(ds_buffer) + ds_thread;
+#pragma unroll
+        for (int j = 0; j < C::kSFloats / 4; ++j) {
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            sm90::st_shared_b32((ds_base ^ (j * 16)) + r * 8 * 128, ds_frag[j / 2][(j % 2) * 2 + r]);
+          }
+        }
+        sm90::fence_async_shared();
+
+        // dV += P^T dO, dK += dS^T Q (B operands query-major: transposed).
+        sm90::wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
+          sm90::WgmmaRS<T, kHeadDim, 1>::run(dv, p_frag[kk], sm90::make_desc(do_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
+                                             true);
+        }
+#pragma unroll
+        for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
+          sm90::WgmmaRS<T, kHeadDim, 1>::run(dk, ds_frag[kk], sm90::make_desc(q_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
+                                             true);
+        }
+        sm90::wgmma_commit();
+
+        // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T.
+        sm90::named_barrier_sync(1, 256);
+        {
+          const uint32_t key_offset = C::kDqSplitsKeys ? warpgroup * 64 * 128 : 0;
+          const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
+          const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
+#pragma unroll
+          for (int kk = 0; kk < C::kDqKeys / 16; ++kk) {
+            sm90::WgmmaSS<T, 64, 1, 1>::run(dq[0], sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
+                                            sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
+          }
+          sm90::wgmma_commit();
+        }
+        sm90::wgmma_wait<0>();
+        sm90::fence_registers(dv);
+        sm90::fence_registers(dk);
+        __syncwarp();
+        if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
+        {
+          // dQ (scaled) into the staging buffer, swizzled as TMA reads it (conflict-free float2 stores), then one
+          // reduce-add per 32-column box.
+          sm90::fence_registers(dq[0]);
+          if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
+          sm90::named_barrier_sync(3 + warpgroup, 128);
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+#pragma unroll
+            for (int j = 0; j < C::kDqFloats / 4; ++j) {
+              sm90::st_shared_v2_f32(((dq_thread ^ ((j % 4) * 32)) + (j / 4) * 64 * 128) + r * 8 * 128,
+                                     dq[0][4 * j + 2 * r] * s.scale, dq[0][4 * j + 2 * r + 1] * s.scale);
+            }
+          }
+          sm90::fence_async_shared();
+          sm90::named_barrier_sync(3 + warpgroup, 128);
+          if (thread == 0) {
+            const int col0 = C::kDqSplitsKeys ? 0 : warpgroup * 64;
+            sm90::tma_reduce_add_4d(&a.dq_map, dq_stage, col0, head, q0, kt.batch);
+            sm90::tma_reduce_add_4d(&a.dq_map, dq_stage + 64 * 128, col0 + 32, head, q0, kt.batch);
+            sm90::bulk_commit();
+          }
         }
       }
     }
@@ -411,9 +523,10 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
     T* dv_row = static_cast<T*>(p.dv) + kv_offset + static_cast<int64_t>(key) * kv_stride;
 #pragma unroll
     for (int j = 0; j < C::kKvFloats / 4; ++j) {
-      *reinterpret_cast<uint32_t*>(dk_row + 8 * j + 2 * t) =
+      *reinterpret_cast<uint32_t*>(dk_row + kv_col0 + 8 * j + 2 * t) =
           MmaType<T>::pack(dk[4 * j + 2 * r] * s.scale, dk[4 * j + 2 * r + 1] * s.scale);
-      *reinterpret_cast<uint32_t*>(dv_row + 8 * j + 2 * t) = MmaType<T>::pack(dv[4 * j + 2 * r], dv[4 * j + 2 * r + 1]);
+      *reinterpret_cast<uint32_t*>(dv_row + kv_col0 + 8 * j + 2 * t) =
+          MmaType<T>::pack(dv[4 * j + 2 * r], dv[4 * j + 2 * r + 1]);
     }
   }
 }
@@ -432,7 +545,8 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     sm90::mbar_init(&bars->kv_full, 1);
     for (int i = 0; i < C::kStages; ++i) {
       sm90::mbar_init(&bars->q_full[i], 2);  // the TMA issue (with its bytes) and the lse/delta stores
-      sm90::mbar_init(&bars->q_empty[i], C::kConsumerWarps);
+      // kSplitColumns: one arrival per consumer warpgroup, once its dQ reductions have read the stage.
+      sm90::mbar_init(&bars->q_empty[i], C::kSplitColumns ? 2 : C::kConsumerWarps);
     }
     sm90::mbar_fence_init();
   }
@@ -485,10 +599,10 @@ struct ConfigureBackwardSm90 {
 
 }  // namespace
 
-void configure_backward_sm90(DType dtype, int head_dim) { dispatch<ConfigureBackwardSm90>(dtype, head_dim); }
+void configure_backward_sm90(DType dtype, int head_dim) { dispatch<ConfigureBackwardSm90, FlashArch::kSm90>(dtype, head_dim); }
 
 void launch_backward_sm90(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
-  dispatch<LaunchBackwardSm90>(dtype, head_dim, params, stream);
+  dispatch<LaunchBackwardSm90, FlashArch::kSm90>(dtype, head_dim, params, stream);
 }
 
 }  // namespace lcab::kernels::flash

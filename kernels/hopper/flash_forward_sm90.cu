@@ -14,6 +14,10 @@
 //     operand). A consumer releases a stage once its P V has completed. The two warpgroups alternate their
 //     tensor-core phases (named barriers), so one's softmax runs while the other's matrix products do.
 // Registers are rebalanced with setmaxnreg: the producer keeps 40 per thread, the consumers get 232.
+// Head dim 256 streams 64 keys per step (O alone takes 128 registers per thread) and has one Q buffer, which the
+// epilogue reuses as O's staging (two Q buffers, the K/V rings and a staging buffer would exceed shared memory):
+// each consumer warpgroup writes its O rows over its own Q rows, and the buffer is released once the store has
+// read them, so the next item's Q load waits for that store (an item's epilogue is short against its row).
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -43,7 +47,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 template <int kHeadDim>
 struct Sm90ForwardConfig {
   static constexpr int kBlockQ = 128;
-  static constexpr int kBlockK = 128;
+  static constexpr int kBlockK = kHeadDim == 256 ? 64 : 128;
   static constexpr int kStages = 2;
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
@@ -55,10 +59,15 @@ struct Sm90ForwardConfig {
   static constexpr int kKBytes = kPanels * kKPanelBytes;  // also V
   static constexpr int kOFloats = kHeadDim / 2;           // O accumulator floats per thread (64 x kHeadDim / 128)
   static constexpr int kSFloats = kBlockK / 2;
-  static constexpr int kQBuffers = 2;  // the next item's Q loads while the current item finishes
+  // Two Q buffers: the next item's Q loads while the current item finishes. One (head dim 256): O is staged in it.
+  static constexpr int kQBuffers = kHeadDim == 256 ? 1 : 2;
+  static constexpr bool kOStagedInQ = kQBuffers == 1;
   static constexpr int kKOffset = kQBuffers * kQBytes;
   static constexpr int kVOffset = kKOffset + kStages * kKBytes;
-  static constexpr int kOStageBytes = kPanels * 64 * 128;  // a consumer warpgroup's 64 output rows, as TMA stores them
+  // A consumer warpgroup's 64 output rows, as TMA stores them: 64-column panels of 64 rows, kOPanelStride apart
+  // (in the Q buffer, the warpgroup's rows of each Q panel).
+  static constexpr int kOStageBytes = kOStagedInQ ? 0 : kPanels * 64 * 128;
+  static constexpr int kOPanelStride = kOStagedInQ ? kQPanelBytes : 64 * 128;
   static constexpr int kOOffset = kVOffset + kStages * kKBytes;
   static constexpr int kBarrierOffset = kOOffset + kConsumerWarpgroups * kOStageBytes;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;  // + barriers + alignment slack
@@ -192,9 +201,17 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
     sm90::mbar_arrive(&bars->item_full[slot]);
     ++item_use;
     if (linear >= a.total_items) break;
-    if (it.run_begin == it.run_end) continue;
-
     const int q_buffer = q_use % C::kQBuffers;
+    if (it.run_begin == it.run_end) {
+      // A row without tiles loads no Q; where O is staged in the Q buffer, its epilogue still takes the buffer.
+      if constexpr (C::kOStagedInQ) {
+        sm90::mbar_wait(&bars->q_empty[q_buffer], ((q_use / C::kQBuffers) & 1) ^ 1);
+        sm90::mbar_arrive(&bars->q_full[q_buffer]);
+        ++q_use;
+      }
+      continue;
+    }
+
     sm90::mbar_wait(&bars->q_empty[q_buffer], ((q_use / C::kQBuffers) & 1) ^ 1);
     sm90::mbar_arrive_expect_tx(&bars->q_full[q_buffer], C::kQBytes);
 #pragma unroll
@@ -356,7 +373,9 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
   const uint32_t q_smem0 = sm90::smem_u32(smem) + warpgroup * 64 * 128;
   const uint32_t k_smem = sm90::smem_u32(smem + C::kKOffset);
   const uint32_t v_smem = sm90::smem_u32(smem + C::kVOffset);
-  unsigned char* o_stage = smem + C::kOOffset + warpgroup * C::kOStageBytes;
+  // O's staging: the warpgroup's own buffer, or its rows of the (single) Q buffer.
+  unsigned char* const o_stage = C::kOStagedInQ ? smem + warpgroup * 64 * 128
+                                                : smem + C::kOOffset + warpgroup * C::kOStageBytes;
   // Ping-pong: warpgroup w waits on named barrier 1 + w before issuing its matrix products and opens the other's
   // after; both warpgroups walk the same tiles, so turns stay balanced.
   const int my_turn = 1 + warpgroup;
@@ -379,10 +398,12 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     for (int i = 0; i < C::kOFloats; ++i) o[i] = 0.f;
     RowState rows{{-INFINITY, -INFINITY}, {0.f, 0.f}};
 
+    // Staged O (one Q buffer, q_use % kQBuffers = 0): every item takes the buffer, with tiles or without.
+    if (C::kOStagedInQ) sm90::mbar_wait(&bars->q_full[0], q_use & 1);
     if (it.run_begin() < it.run_end()) {
       const int q_buffer = q_use % C::kQBuffers;
       const uint32_t q_smem = q_smem0 + q_buffer * C::kQBytes;
-      sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
+      if (!C::kOStagedInQ) sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
       // The mask bits of a partial tile, looked up while its S is computed (all ones on full tiles).
       auto tile_bits = [&](const TileCursor& c, uint32_t (&bits)[2]) {
@@ -456,10 +477,11 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       __syncwarp();
       if (lane == 0) {
         sm90::mbar_arrive(&bars->v_empty[previous_stage]);
-        sm90::mbar_arrive(&bars->q_empty[q_buffer]);
+        if (!C::kOStagedInQ) sm90::mbar_arrive(&bars->q_empty[q_buffer]);
       }
-      ++q_use;
+      if (!C::kOStagedInQ) ++q_use;
     }
+    if (C::kOStagedInQ) ++q_use;
 
     // Epilogue: normalize; out (0 for rows that saw no key) goes through the warpgroup's staging buffer in the
     // swizzled layout TMA stores (conflict-free: the 8 rows of a store instruction land in 8 distinct chunks);
@@ -473,13 +495,15 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
-      const int row = warp * 16 + g + 8 * half;  // in the warpgroup's 64 rows
+      // Row warp * 16 + g + 8 half of the warpgroup's 64; its chunk j % 8 of panel j / 8 lies at chunk (j % 8) ^ g:
+      // the thread's base (chunk g) with the chunk's constant XORed in (32-bit shared addresses, as st_shared_b32
+      // explains).
+      const uint32_t row_base =
+          sm90::smem_u32(o_stage) + static_cast<uint32_t>((warp * 16 + g + 8 * half) * 128 + g * 16 + 4 * t);
 #pragma unroll
       for (int j = 0; j < C::kOFloats / 4; ++j) {
-        const int chunk = (j % 8) ^ (row % 8);
-        const int offset = (j / 8) * 64 * 128 + row * 128 + chunk * 16 + 4 * t;
-        *reinterpret_cast<uint32_t*>(o_stage + offset) =
-            MmaType<T>::pack(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv);
+        sm90::st_shared_b32((row_base ^ ((j % 8) * 16)) + (j / 8) * C::kOPanelStride,
+                            MmaType<T>::pack(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv));
       }
       const int q = q_row0 + 8 * half;
       if (t == 0 && q < s.seqlen_q) lse_base[q] = sum > 0.f ? rows.max[half] * s.scale + logf(sum) : -INFINITY;
@@ -489,10 +513,14 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     if (thread == 0) {
 #pragma unroll
       for (int panel = 0; panel < C::kPanels; ++panel) {
-        sm90::tma_store_4d(&a.o_map, o_stage + panel * 64 * 128, 64 * panel, it.head(),
+        sm90::tma_store_4d(&a.o_map, o_stage + panel * C::kOPanelStride, 64 * panel, it.head(),
                            it.q_tile() * C::kBlockQ + 64 * warpgroup, it.batch());
       }
       sm90::bulk_commit();
+      if constexpr (C::kOStagedInQ) {
+        sm90::bulk_wait_read();  // the store has read the warpgroup's rows of the Q buffer
+        sm90::mbar_arrive(&bars->q_empty[0]);
+      }
     }
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(&bars->item_empty[slot]);
@@ -524,7 +552,8 @@ __global__ void __launch_bounds__(Sm90ForwardConfig<kHeadDim>::kThreads, 1)
     }
     for (int i = 0; i < 2; ++i) {
       sm90::mbar_init(&bars->q_full[i], 1);
-      sm90::mbar_init(&bars->q_empty[i], C::kConsumerWarps);
+      // Staged O: each consumer warpgroup's storing thread releases the buffer once its store has read it.
+      sm90::mbar_init(&bars->q_empty[i], C::kOStagedInQ ? C::kConsumerWarpgroups : C::kConsumerWarps);
       sm90::mbar_init(&bars->item_full[i], 1);
       sm90::mbar_init(&bars->item_empty[i], C::kConsumerWarps);
     }
@@ -587,11 +616,11 @@ bool sm90_kernels_built() {
   return attributes.binaryVersion >= 90;
 }
 
-void configure_forward_sm90(DType dtype, int head_dim) { dispatch<ConfigureForwardSm90>(dtype, head_dim); }
+void configure_forward_sm90(DType dtype, int head_dim) { dispatch<ConfigureForwardSm90, FlashArch::kSm90>(dtype, head_dim); }
 
 void launch_forward_sm90(const ForwardParams& params, DType dtype, int head_dim, int* item_counter, int sm_count,
                          cudaStream_t stream) {
-  dispatch<LaunchForwardSm90>(dtype, head_dim, params, item_counter, sm_count, stream);
+  dispatch<LaunchForwardSm90, FlashArch::kSm90>(dtype, head_dim, params, item_counter, sm_count, stream);
 }
 
 }  // namespace lcab::kernels::flash

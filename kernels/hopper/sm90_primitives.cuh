@@ -194,11 +194,43 @@ inline constexpr bool kIsBf16 = std::is_same_v<T, __nv_bfloat16>;
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
   "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
   "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define LCAB_ACC16(a) LCAB_ACC8(a, 0), LCAB_ACC8(a, 8)
+#define LCAB_ACC128(a)                                                                                          \
+  LCAB_ACC64(a), LCAB_ACC8(a, 64), LCAB_ACC8(a, 72), LCAB_ACC8(a, 80), LCAB_ACC8(a, 88), LCAB_ACC8(a, 96),       \
+      LCAB_ACC8(a, 104), LCAB_ACC8(a, 112), LCAB_ACC8(a, 120)
+#define LCAB_REGS16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+#define LCAB_REGS128 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+  "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, " \
+  "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, " \
+  "%65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, " \
+  "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, " \
+  "%106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, " \
+  "%124, %125, %126, %127}"
 
 /// d (64 x N, f32) (+)= A (64 x 16, shared) * B (16 x N, shared); `accumulate` false overwrites d.
 /// kTransposeA: 0 = A K-major, 1 = A M-major; kTransposeB: 0 = B K-major, 1 = B N-major.
 template <typename T, int N, int kTransposeA, int kTransposeB>
 struct WgmmaSS;
+
+template <typename T, int kTransposeA, int kTransposeB>
+struct WgmmaSS<T, 32, kTransposeA, kTransposeB> {
+  static __device__ __forceinline__ void run(float (&d)[16], uint64_t desc_a, uint64_t desc_b, bool accumulate) {
+    if constexpr (kIsBf16<T>) {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 " LCAB_REGS16 ", %16, %17, p, 1, 1, %19, %20;\n}\n"
+          : LCAB_ACC16(d)
+          : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(kTransposeA), "n"(kTransposeB));
+    } else {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 " LCAB_REGS16 ", %16, %17, p, 1, 1, %19, %20;\n}\n"
+          : LCAB_ACC16(d)
+          : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate)), "n"(kTransposeA), "n"(kTransposeB));
+    }
+  }
+};
 
 template <typename T, int kTransposeA, int kTransposeB>
 struct WgmmaSS<T, 64, kTransposeA, kTransposeB> {
@@ -284,10 +316,36 @@ struct WgmmaRS<T, 128, kTransposeB> {
   }
 };
 
+template <typename T, int kTransposeB>
+struct WgmmaRS<T, 256, kTransposeB> {
+  static __device__ __forceinline__ void run(float (&d)[128], const uint32_t (&a)[4], uint64_t desc_b,
+                                             bool accumulate) {
+    if constexpr (kIsBf16<T>) {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %134, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " LCAB_REGS128
+          ", {%128, %129, %130, %131}, %132, p, 1, 1, %133;\n}\n"
+          : LCAB_ACC128(d)
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransposeB), "r"(static_cast<int>(accumulate)));
+    } else {
+      asm volatile(
+          "{\n.reg .pred p;\nsetp.ne.b32 p, %134, 0;\n"
+          "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " LCAB_REGS128
+          ", {%128, %129, %130, %131}, %132, p, 1, 1, %133;\n}\n"
+          : LCAB_ACC128(d)
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransposeB), "r"(static_cast<int>(accumulate)));
+    }
+  }
+};
+
 #undef LCAB_ACC8
 #undef LCAB_ACC32
 #undef LCAB_ACC64
+#undef LCAB_ACC16
+#undef LCAB_ACC128
+#undef LCAB_REGS16
 #undef LCAB_REGS32
 #undef LCAB_REGS64
+#undef LCAB_REGS128
 
 }  // namespace lcab::kernels::sm90

@@ -276,6 +276,11 @@ def q_pass_bytes(impl, pass_name, dtype):
     return sourced(0, "no passes over q outside the tile loop known for this kernel and pass")
 
 
+# Tile shapes that differ by head dim (kernels/flash_tiles.h): lcab_flash's Hopper kernels at hd 256 stream 64 keys
+# per forward step (O takes 128 registers per thread) and own 64 keys per backward CTA.
+TILES_BY_HEAD_DIM = {("lcab_flash", "fwd", 256): (128, 64), ("lcab_flash", "bwd", 256): (64, 64)}
+
+
 def kernel_entries(gpu):
     entries = []
     for impl, (tile_fwd, tile_bwd, scheduler, figures, source) in IMPLS.items():
@@ -283,7 +288,8 @@ def kernel_entries(gpu):
         for pass_name, tile, tf, tc, factor in (("fwd", tile_fwd, full_fwd, causal_fwd, 1.0),
                                                 ("bwd", tile_bwd, full_bwd, causal_bwd, 2.5)):
             for head_dim in (64, 128, 256):
-                c_full, c_partial, c_row, row_clamped = solve_kernel(tile, tf, tc, factor, head_dim)
+                hd_tile = TILES_BY_HEAD_DIM.get((impl, pass_name, head_dim), tile)
+                c_full, c_partial, c_row, row_clamped = solve_kernel(hd_tile, tf, tc, factor, head_dim)
                 scaled = "" if head_dim == HD else (
                     f"; scaled from hd128 by head_dim/128 (FLOPs per tile grow with D; same TFLOP/s assumed, "
                     f"not measured at hd{head_dim})")
@@ -295,7 +301,7 @@ def kernel_entries(gpu):
                 for dtype in ("bf16", "fp16"):
                     entries.append({
                         "impl": impl, "pass": pass_name, "head_dim": head_dim, "dtype": dtype,
-                        "tile_q": tile[0], "tile_k": tile[1],
+                        "tile_q": hd_tile[0], "tile_k": hd_tile[1],
                         "scheduler": SCHEDULERS.get((impl, pass_name), scheduler),
                         "work_item": WORK_ITEMS.get((impl, pass_name), ("q_row_per_head", ""))[0],
                         "ctas_per_sm": sourced(1, "assumption: one CTA per SM at these tile sizes (shared-memory "

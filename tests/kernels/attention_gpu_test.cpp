@@ -67,9 +67,11 @@ std::vector<KernelCase> make_cases() {
   add("per_kv_head_masks",
       shaped({{{0, 280, 0, 280, SliceType::kCausal}}, documents({100, 1, 79, 100}, SliceType::kCausal)}, 280, 280, 8,
              2, 128, bf16));
-  // Every dtype x head dim x GQA ratio on a document mask with a length that is not a tile multiple.
+  // Every dtype x head dim x GQA ratio on a document mask with a length that is not a tile multiple (head dim 256
+  // runs on lcab_flash's Hopper path only: other paths report it unsupported, and
+  // LcabFlash.RunsHeadDim256OnHopper makes sure the Hopper path does not).
   for (DType dtype : {bf16, fp16}) {
-    for (int64_t head_dim : {64, 128}) {
+    for (int64_t head_dim : {64, 128, 256}) {
       for (int64_t kv_heads : {8, 2, 1}) {
         const std::string name = to_string(dtype) + "_hd" + std::to_string(head_dim) + "_gqa" +
                                  std::to_string(8 / kv_heads) + "_documents";
@@ -89,6 +91,15 @@ std::vector<KernelCase> make_cases() {
       1.0 / 16);
   add("growing_scores_full_fp16_hd64", shaped({{{0, 600, 0, 1000, SliceType::kFull}}}, 600, 1000, 4, 4, 64, fp16),
       1.0 / 16);
+  // Head dim 256 (its own tile shapes: 64-key forward steps, a 64-key backward CTA whose warpgroups split the
+  // queries and the columns): partial tiles of a window, rows without keys, several q tiles per k tile with a
+  // length off the tiles, and a growing max (about 8 powers of two per 64 keys).
+  add("hd256_sliding_window_and_empty_rows",
+      shaped({{{0, 300, 0, 100, SliceType::kCausal}, {300, 333, 200, 333, SliceType::kCausal}}}, 350, 333, 8, 2, 256,
+             bf16));
+  add("hd256_causal_batch2_S517", shaped({{{0, 517, 0, 517, SliceType::kCausal}}}, 517, 517, 4, 1, 256, fp16, 2));
+  add("growing_scores_causal_hd256",
+      shaped({{{0, 700, 0, 700, SliceType::kCausal}}}, 700, 700, 4, 2, 256, bf16), 1.0 / 16);
   return cases;
 }
 
@@ -199,6 +210,20 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
     }
     EXPECT_EQ(lse_bad, 0u) << "lse entries off";
   }
+}
+
+// lcab_flash must run head dim 256 on Hopper (the cases above skip implementations that report a head dim
+// unsupported, so a Hopper path that lost it would otherwise pass unnoticed), and only there.
+TEST(LcabFlash, RunsHeadDim256OnHopper) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  int device = 0, major = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "compute capability");
+  AttentionRegistry registry;
+  register_all(registry);
+  const AttentionProblem p = shaped({{{0, 256, 0, 256, SliceType::kCausal}}}, 256, 256, 4, 2, 256, DType::kBf16);
+  EXPECT_EQ(registry.find("lcab_flash").supports(p, Pass::kBackward).supported, major == 9);
+  EXPECT_FALSE(registry.find("lcab_flash_sm80").supports(p, Pass::kForward).supported);
 }
 
 INSTANTIATE_TEST_SUITE_P(Masks, AttentionAgainstReference, ::testing::Range<size_t>(0, all_cases().size()),

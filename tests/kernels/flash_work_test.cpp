@@ -76,6 +76,25 @@ TEST(AttentionRegistry, FlashReportsUnsupportedHeadDimInsteadOfThrowing) {
   const Support s = registry.find("lcab_flash").supports(p, Pass::kForward);
   EXPECT_FALSE(s.supported);
   EXPECT_NE(s.reason.find("96"), std::string::npos);
+  // Head dim 256 has Hopper kernels only: the mma.sync-only registration never runs it.
+  p = make_problem(make_mask("causal", 256), 1, 8, 8, 256, DType::kBf16);
+  const Support mma_sync = registry.find("lcab_flash_sm80").supports(p, Pass::kForward);
+  EXPECT_FALSE(mma_sync.supported);
+  EXPECT_NE(mma_sync.reason.find("Hopper"), std::string::npos);
+}
+
+TEST(FlashTiles, HeadDim256HasItsOwnHopperTilesAndNoMmaSyncKernel) {
+  EXPECT_TRUE(flash_supports_head_dim(256, FlashArch::kSm90));
+  EXPECT_FALSE(flash_supports_head_dim(256, FlashArch::kMmaSync));
+  EXPECT_FALSE(flash_supports_head_dim(96, FlashArch::kSm90));
+  const auto shape = [](int64_t head_dim, Pass pass) {
+    const TileShape t = flash_tile_shape(head_dim, DType::kBf16, pass, FlashArch::kSm90);
+    return std::make_pair(t.q, t.k);
+  };
+  EXPECT_EQ(shape(256, Pass::kForward), std::make_pair(128, 64));
+  EXPECT_EQ(shape(256, Pass::kBackward), std::make_pair(64, 64));
+  EXPECT_EQ(shape(128, Pass::kForward), std::make_pair(128, 128));
+  EXPECT_EQ(shape(128, Pass::kBackward), std::make_pair(64, 128));
 }
 
 // Every tile the forward list visits, expanded, per mask: (q tile, k tile) -> partial.
