@@ -194,7 +194,8 @@ class FlashAttention final : public AttentionImpl {
       return Support::no(
           problem.head_dim == 256
               ? std::string("lcab_flash runs head dim 256 on its Hopper kernels only (sm_90a on an sm_90 GPU)")
-              : "lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " + std::to_string(problem.head_dim));
+              : "lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " +
+                    std::to_string(problem.head_dim));
     }
     constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max() / 2;
     if (problem.seqlen_q > kIndexLimit || problem.seqlen_k > kIndexLimit || problem.heads > kIndexLimit) {

@@ -64,11 +64,11 @@ struct BackwardParams {
 /// Raises the kernels' dynamic shared-memory limits (once per process is enough; cheap to repeat).
 void configure_forward(DType dtype, int head_dim);
 void configure_backward(DType dtype, int head_dim);
-/// Enqueue on `stream`; head_dim must satisfy flash_supports_head_dim.
+/// Enqueue on `stream`; head_dim must satisfy flash_supports_head_dim(head_dim, FlashArch::kMmaSync).
 void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 /// The backward's steps around the dK/dV kernel, shared by both code paths: zero dq_accum and compute delta =
-/// rowsum(dout * out) (before), convert dq_accum to dq in the element type (after).
+/// rowsum(dout * out) (before), convert dq_accum to dq in the element type (after); every head dim of either path.
 void launch_backward_preprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 void launch_backward_postprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 

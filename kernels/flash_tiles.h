@@ -34,7 +34,9 @@ inline bool flash_supports_head_dim(int64_t head_dim, FlashArch arch) {
 
 /// The tile shape lcab_flash uses for a pass on a code path (the same for bf16 and fp16 at present).
 inline TileShape flash_tile_shape(int64_t head_dim, DType /*dtype*/, Pass pass, FlashArch arch = FlashArch::kMmaSync) {
-  if (arch == FlashArch::kSm90 && head_dim == 256) return pass == Pass::kForward ? TileShape{128, 64} : TileShape{64, 64};
+  if (arch == FlashArch::kSm90 && head_dim == 256) {
+    return pass == Pass::kForward ? TileShape{128, 64} : TileShape{64, 64};
+  }
   if (pass == Pass::kForward) return arch == FlashArch::kSm90 ? TileShape{128, 128} : TileShape{128, 64};
   return TileShape{64, 128};
 }

@@ -455,13 +455,13 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
         sm90::wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
-          sm90::WgmmaRS<T, kHeadDim, 1>::run(dv, p_frag[kk], sm90::make_desc(do_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
-                                             true);
+          sm90::WgmmaRS<T, kHeadDim, 1>::run(
+              dv, p_frag[kk], sm90::make_desc(do_stage + kk * 16 * 128, C::kQPanelBytes, 1024), true);
         }
 #pragma unroll
         for (int kk = 0; kk < C::kBlockQ / 16; ++kk) {
-          sm90::WgmmaRS<T, kHeadDim, 1>::run(dk, ds_frag[kk], sm90::make_desc(q_stage + kk * 16 * 128, C::kQPanelBytes, 1024),
-                                             true);
+          sm90::WgmmaRS<T, kHeadDim, 1>::run(
+              dk, ds_frag[kk], sm90::make_desc(q_stage + kk * 16 * 128, C::kQPanelBytes, 1024), true);
         }
         sm90::wgmma_commit();
 
@@ -599,7 +599,9 @@ struct ConfigureBackwardSm90 {
 
 }  // namespace
 
-void configure_backward_sm90(DType dtype, int head_dim) { dispatch<ConfigureBackwardSm90, FlashArch::kSm90>(dtype, head_dim); }
+void configure_backward_sm90(DType dtype, int head_dim) {
+  dispatch<ConfigureBackwardSm90, FlashArch::kSm90>(dtype, head_dim);
+}
 
 void launch_backward_sm90(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
   dispatch<LaunchBackwardSm90, FlashArch::kSm90>(dtype, head_dim, params, stream);

@@ -616,7 +616,9 @@ bool sm90_kernels_built() {
   return attributes.binaryVersion >= 90;
 }
 
-void configure_forward_sm90(DType dtype, int head_dim) { dispatch<ConfigureForwardSm90, FlashArch::kSm90>(dtype, head_dim); }
+void configure_forward_sm90(DType dtype, int head_dim) {
+  dispatch<ConfigureForwardSm90, FlashArch::kSm90>(dtype, head_dim);
+}
 
 void launch_forward_sm90(const ForwardParams& params, DType dtype, int head_dim, int* item_counter, int sm_count,
                          cudaStream_t stream) {

@@ -326,14 +326,16 @@ struct WgmmaRS<T, 256, kTransposeB> {
           "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " LCAB_REGS128
           ", {%128, %129, %130, %131}, %132, p, 1, 1, %133;\n}\n"
           : LCAB_ACC128(d)
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransposeB), "r"(static_cast<int>(accumulate)));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransposeB),
+            "r"(static_cast<int>(accumulate)));
     } else {
       asm volatile(
           "{\n.reg .pred p;\nsetp.ne.b32 p, %134, 0;\n"
           "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 " LCAB_REGS128
           ", {%128, %129, %130, %131}, %132, p, 1, 1, %133;\n}\n"
           : LCAB_ACC128(d)
-          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransposeB), "r"(static_cast<int>(accumulate)));
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(kTransposeB),
+            "r"(static_cast<int>(accumulate)));
     }
   }
 };
