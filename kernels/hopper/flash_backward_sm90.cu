@@ -82,12 +82,14 @@ struct Sm90BackwardConfig {
   static constexpr int kDoOffset = kQOffset + kStages * kQBytes;
   static constexpr int kDsOffset = kDoOffset + kStages * kQBytes;  // two buffers, alternating per step
   static constexpr int kPOffset = kDsOffset + 2 * kDsBytes;        // P^T (kSplitColumns): two buffers, as dS^T
-  static constexpr int kDqStageBytes = kSplitColumns ? 0 : 64 * 64 * 4;  // a warpgroup's dQ tile (fp32), 2 boxes of
-                                                                         // 32 columns (none: reductions from registers)
+  // A warpgroup's dQ tile (fp32), 2 boxes of 32 columns; none under kSplitColumns, which stages dQ over the step's
+  // Q and dO buffers.
+  static constexpr int kDqStageBytes = kSplitColumns ? 0 : 64 * 64 * 4;
   static constexpr int kDqOffset = kPOffset + (kSplitColumns ? 2 * kDsBytes : 0);
   static constexpr int kLseOffset = kDqOffset + 2 * kDqStageBytes;  // per stage: lse[64], delta[64]
   static constexpr int kBarrierOffset = kLseOffset + kStages * 2 * kBlockQ * 4;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;
+  static_assert(kSmemBytes <= kSm90MaxSharedBytes, "the backward's shared memory exceeds an sm_90 CTA's");
 };
 
 template <int kStages>

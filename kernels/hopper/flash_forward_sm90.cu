@@ -71,6 +71,7 @@ struct Sm90ForwardConfig {
   static constexpr int kOOffset = kVOffset + kStages * kKBytes;
   static constexpr int kBarrierOffset = kOOffset + kConsumerWarpgroups * kOStageBytes;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;  // + barriers + alignment slack
+  static_assert(kSmemBytes <= kSm90MaxSharedBytes, "the forward's shared memory exceeds an sm_90 CTA's");
 };
 
 // One work item: a q-tile row of one q head of one batch element, decoded by the producer and handed to the

@@ -1,11 +1,15 @@
 // Pieces both Hopper lcab_flash kernels (forward and backward) use on top of sm90_primitives.cuh.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/flash_common.cuh"
 
 namespace lcab::kernels::flash {
+
+/// The dynamic shared memory one CTA may take on sm_90 (227 KiB): each kernel's configuration asserts it fits.
+constexpr size_t kSm90MaxSharedBytes = 227 * 1024;
 
 /// A value every lane of the warp holds alike, made visibly warp-uniform: ptxas serializes wgmma issued under
 /// control flow it cannot prove uniform (warning C7520), and values loaded from memory are not provably uniform.
