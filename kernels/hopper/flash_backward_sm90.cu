@@ -184,6 +184,36 @@ struct StepCursor {
   }
 };
 
+// dQ fragments (each 64 queries x 64 columns, fp32; the wgmma accumulator layout), scaled, into a staging area of
+// 32-column boxes of 64 rows swizzled as TMA reads them (conflict-free float2 stores): fragment f's columns 32 b ..
+// 32 b + 31 go to box 2 f + b. `thread_base` is the area's 1024-aligned shared address plus the thread's dq offset
+// (its row warp * 16 + g, chunk (t / 2) ^ g, 8 (t % 2) bytes in): a store's chunk is that base XOR its constant.
+template <int kFragments, int kFloats>
+__device__ __forceinline__ void stage_dq(uint32_t thread_base, const float (&dq)[kFragments][kFloats], float scale) {
+#pragma unroll
+  for (int f = 0; f < kFragments; ++f) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+#pragma unroll
+      for (int j = 0; j < kFloats / 4; ++j) {
+        const uint32_t box = static_cast<uint32_t>(2 * f + j / 4);
+        sm90::st_shared_v2_f32(((thread_base ^ ((j % 4) * 32)) + box * 64 * 128) + r * 8 * 128,
+                               dq[f][4 * j + 2 * r] * scale, dq[f][4 * j + 2 * r + 1] * scale);
+      }
+    }
+  }
+}
+
+// Adds `count` staged dQ boxes (stage_dq; 8 KiB apart) into the accumulator's columns col0 + 32 b of the q tile at
+// q0, as one bulk group of the calling thread.
+__device__ __forceinline__ void reduce_dq_boxes(const CUtensorMap* map, const unsigned char* boxes, int count, int col0,
+                                                int head, int q0, int batch) {
+  for (int box = 0; box < count; ++box) {
+    sm90::tma_reduce_add_4d(map, boxes + box * 64 * 128, col0 + 32 * box, head, q0, batch);
+  }
+  sm90::bulk_commit();
+}
+
 template <int kHeadDim>
 __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                                  BackwardBarriers<Sm90BackwardConfig<kHeadDim>::kStages>* bars, const KTile& kt) {
@@ -411,31 +441,14 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 #pragma unroll
         for (int chunk = 0; chunk < C::kDqChunks; ++chunk) sm90::fence_registers(dq[chunk]);
         // dQ (scaled) staged over the step's Q (warpgroup 0) or dO (warpgroup 1) buffer once neither warpgroup
-        // reads them any more: 32-column boxes of 64 rows, swizzled as TMA reads them (the dQ staging layout
-        // below), then one reduce-add per box.
+        // reads them any more, then one reduce-add per box.
         sm90::named_barrier_sync(2, 256);
-        const uint32_t dq_split_thread = (warpgroup == 0 ? q_stage : do_stage) + dq_offset;
-#pragma unroll
-        for (int chunk = 0; chunk < C::kDqChunks; ++chunk) {
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-#pragma unroll
-            for (int j = 0; j < C::kDqFloats / 4; ++j) {
-              const uint32_t box = 2 * chunk + j / 4;
-              sm90::st_shared_v2_f32(((dq_split_thread ^ ((j % 4) * 32)) + box * 64 * 128) + r * 8 * 128,
-                                     dq[chunk][4 * j + 2 * r] * s.scale, dq[chunk][4 * j + 2 * r + 1] * s.scale);
-            }
-          }
-        }
+        stage_dq((warpgroup == 0 ? q_stage : do_stage) + dq_offset, dq, s.scale);
         sm90::fence_async_shared();
         sm90::named_barrier_sync(3 + warpgroup, 128);
         if (thread == 0) {
-          const unsigned char* boxes = smem + (warpgroup == 0 ? C::kQOffset : C::kDoOffset) + stage * C::kQBytes;
-#pragma unroll
-          for (int box = 0; box < 2 * C::kDqChunks; ++box) {
-            sm90::tma_reduce_add_4d(&a.dq_map, boxes + box * 64 * 128, kv_col0 + 32 * box, head, q0, kt.batch);
-          }
-          sm90::bulk_commit();
+          reduce_dq_boxes(&a.dq_map, smem + (warpgroup == 0 ? C::kQOffset : C::kDoOffset) + stage * C::kQBytes,
+                          2 * C::kDqChunks, kv_col0, head, q0, kt.batch);
         }
       } else {
         uint32_t p_frag[C::kSFloats / 8][4];
@@ -486,26 +499,15 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
         __syncwarp();
         if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
         {
-          // dQ (scaled) into the staging buffer, swizzled as TMA reads it (conflict-free float2 stores), then one
-          // reduce-add per 32-column box.
+          // dQ (scaled) into the staging buffer (stage_dq), then one reduce-add per 32-column box.
           sm90::fence_registers(dq[0]);
           if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
           sm90::named_barrier_sync(3 + warpgroup, 128);
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-#pragma unroll
-            for (int j = 0; j < C::kDqFloats / 4; ++j) {
-              sm90::st_shared_v2_f32(((dq_thread ^ ((j % 4) * 32)) + (j / 4) * 64 * 128) + r * 8 * 128,
-                                     dq[0][4 * j + 2 * r] * s.scale, dq[0][4 * j + 2 * r + 1] * s.scale);
-            }
-          }
+          stage_dq(dq_thread, dq, s.scale);
           sm90::fence_async_shared();
           sm90::named_barrier_sync(3 + warpgroup, 128);
           if (thread == 0) {
-            const int col0 = C::kDqSplitsKeys ? 0 : warpgroup * 64;
-            sm90::tma_reduce_add_4d(&a.dq_map, dq_stage, col0, head, q0, kt.batch);
-            sm90::tma_reduce_add_4d(&a.dq_map, dq_stage + 64 * 128, col0 + 32, head, q0, kt.batch);
-            sm90::bulk_commit();
+            reduce_dq_boxes(&a.dq_map, dq_stage, 2, C::kDqSplitsKeys ? 0 : warpgroup * 64, head, q0, kt.batch);
           }
         }
       }
