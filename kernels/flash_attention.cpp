@@ -189,13 +189,15 @@ class FlashAttention final : public AttentionImpl {
            "head dims 64 and 128)";
   }
   Support supports(const AttentionProblem& problem, Pass /*pass*/) const override {
-    const bool any_path = problem.head_dim == 64 || problem.head_dim == 128;
-    if (!any_path && !flash_supports_head_dim(problem.head_dim, path_here(choice_))) {
-      return Support::no(
-          problem.head_dim == 256
-              ? std::string("lcab_flash runs head dim 256 on its Hopper kernels only (sm_90a on an sm_90 GPU)")
-              : "lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " +
-                    std::to_string(problem.head_dim));
+    if (!flash_supports_head_dim(problem.head_dim, FlashArch::kSm90)) {
+      return Support::no("lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " +
+                         std::to_string(problem.head_dim));
+    }
+    // Only the device decides the rest (256 has Hopper kernels only); asked only then, since it takes CUDA calls.
+    if (!flash_supports_head_dim(problem.head_dim, FlashArch::kMmaSync) &&
+        !flash_supports_head_dim(problem.head_dim, path_here(choice_))) {
+      return Support::no("lcab_flash runs head dim " + std::to_string(problem.head_dim) +
+                         " on its Hopper kernels only (sm_90a on an sm_90 GPU)");
     }
     constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max() / 2;
     if (problem.seqlen_q > kIndexLimit || problem.seqlen_k > kIndexLimit || problem.heads > kIndexLimit) {
