@@ -1,13 +1,14 @@
 // lcab_flash forward, Hopper path (sm_90a): warp-specialized, persistent, TMA + wgmma.
 //
 // A CTA of three warpgroups runs on each SM for the whole launch:
-//   - the producer warpgroup (one thread works) takes work items from a global counter in the order of the host
-//     work list (costliest q-tile rows first, so document and window masks balance over the SMs) within sections
-//     of q heads whose K and V stay in L2 (forward_kv_heads_per_section, flash_work.h), hands each
-//     item to the consumers through a two-slot queue in shared memory, and streams the item's Q tile (two
-//     buffers, so the next item's Q arrives early) and its K and V tiles (the row's runs; masked-out tiles are
-//     never loaded) with TMA into kStages-deep rings, K and V with their own full/empty mbarriers: K_j is
-//     released as soon as S_j is computed, V_j once P_j V_j is;
+//   - the producer warpgroup: its second warp (the scheduler) takes work items from a global counter in the order
+//     of the host work list (costliest q-tile rows first, so document and window masks balance over the SMs) within
+//     sections of q heads whose K and V stay in L2 (forward_kv_heads_per_section, flash_work.h), decodes each into
+//     one of two item slots in shared memory (with copies of the row's slices) while the consumers work on the
+//     other's; its thread 0 (the loader) streams each item's Q tile (two buffers, so the next item's Q arrives
+//     early) and its K and V tiles (the row's runs; masked-out tiles are never loaded) with TMA into kStages-deep
+//     rings, K and V with their own full/empty mbarriers: K_j is released as soon as S_j is computed, V_j once
+//     P_j V_j is;
 //   - two consumer warpgroups own 64 query rows each of the 128-row tile: S = Q K^T with wgmma from shared memory,
 //     in-tile masking only for partial tiles, online softmax in fp32 (exp2, scale folded in), then O += P V with P
 //     taken from registers (the accumulator fragment is the A fragment) and V from shared memory (transposed
@@ -70,25 +71,51 @@ struct Sm90ForwardConfig {
   static constexpr int kOPanelStride = kOStagedInQ ? kQPanelBytes : 64 * 128;
   static constexpr int kOOffset = kVOffset + kStages * kKBytes;
   static constexpr int kBarrierOffset = kOOffset + kConsumerWarpgroups * kOStageBytes;
-  static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;  // + barriers + alignment slack
+  static constexpr int kBarrierBytes = 1024;  // the barriers and the item slots (Barriers below)
+  static constexpr size_t kSmemBytes = kBarrierOffset + kBarrierBytes + 1024;  // + alignment slack
   static_assert(kSmemBytes <= kSm90MaxSharedBytes, "the forward's shared memory exceeds an sm_90 CTA's");
 };
 
-// One work item: a q-tile row of one q head of one batch element, decoded by the producer and handed to the
-// consumers in shared memory (the two-slot queue below), so that no consumer waits on the work list's dependent
-// global loads at an item's start: `linear` (>= total_items ends the launch), the row's runs [run_begin, run_end)
-// with the first one copied, and its slices [slice_begin, slice_begin + slice_count) for the partial tiles.
+// One work item: a q-tile row of one q head of one batch element, decoded by the scheduler warp and handed to the
+// loader and the consumers in shared memory (the item slots below), so that none of them waits on the work list's
+// dependent global loads at an item's start: `linear` (>= total_items ends the launch), the row's runs
+// [run_begin, run_end) with the first one copied, and its slices [slice_begin, slice_begin + slice_count) for the
+// partial tiles.
 struct Item {
   int linear, head, batch, kv_head, q_tile, run_begin, run_end, slice_begin, slice_count;
   DeviceRun first_run;
 };
 
+// Item slots: a slot is free once the loader has read its item and the consumers have finished it (epilogue
+// included); the scheduler then decodes the next item into it (an atomic, then three dependent global loads) while
+// the consumers work on the other slot's, so an item is ready when they finish theirs. A slot also holds copies of
+// up to kItemSlices of the row's slices, which the consumers' partial tiles read from shared memory instead of
+// global memory (rows with more read theirs from the work list). Three slots measured 5-9% slower than two on every
+// mask tried (H100, data/measurements/h100/fwd-scheduler-2026-11-23/variants/variants-summary.txt), for a reason
+// not isolated: the deeper queue or the consumers' code around it.
+constexpr int kItemSlots = 2;
+constexpr int kItemSlices = 6;
+struct ItemSlot {
+  Item item;
+  DeviceSlice slices[kItemSlices];
+};
+
 // The consumers' view of an item slot: each field is read from shared memory where it is used, so that none
 // occupies a register across the main loop (the consumers' registers are all taken by S, P and O).
 struct SharedItem {
-  uint32_t address;
+  uint32_t address;  ///< the slot's
+  /// The row's slices: the slot's copies, or the work list's where the slot has too few places.
+  __device__ const DeviceSlice* slices(const DeviceSlice* work_slices) const {
+    if (slice_count() <= kItemSlices) {
+      return static_cast<const DeviceSlice*>(
+          __cvta_shared_to_generic(address + static_cast<uint32_t>(offsetof(ItemSlot, slices))));
+    }
+    return work_slices + slice_begin();
+  }
 #define LCAB_ITEM_FIELD(name, member) \
-  __device__ int name() const { return sm90::ld_shared_s32(address + static_cast<uint32_t>(offsetof(Item, member))); }
+  __device__ int name() const { \
+    return sm90::ld_shared_s32(address + static_cast<uint32_t>(offsetof(ItemSlot, item) + offsetof(Item, member))); \
+  }
   LCAB_ITEM_FIELD(linear, linear)
   LCAB_ITEM_FIELD(head, head)
   LCAB_ITEM_FIELD(batch, batch)
@@ -110,9 +137,9 @@ struct Barriers {
   uint64_t v_full[kStages];
   uint64_t k_empty[kStages];
   uint64_t v_empty[kStages];
-  uint64_t item_full[2];
-  uint64_t item_empty[2];  ///< a slot is free once every consumer warp has finished its item (epilogue included)
-  Item item[2];
+  uint64_t item_full[kItemSlots];
+  uint64_t item_empty[kItemSlots];  ///< the loader's arrival once it has read the item, then every consumer warp's
+  ItemSlot slot[kItemSlots];
 };
 
 struct Sm90ForwardArgs {
@@ -180,6 +207,40 @@ struct TileCursor {
   }
 };
 
+// The scheduler warp (the producer warpgroup's second): takes items from the global counter, decodes them and
+// fills the item slots. Lane 0 takes the item; every lane decodes it (the same addresses: one transaction each)
+// and copies its part of the row's slices.
+template <int kStages>
+__device__ void schedule(const Sm90ForwardArgs& a, Barriers<kStages>* bars) {
+  const ForwardParams& p = a.p;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  constexpr int kSliceWords = sizeof(DeviceSlice) / sizeof(int32_t);
+  static_assert(kItemSlices * kSliceWords <= 64, "two words per lane");
+  for (int use = 0;; ++use) {
+    // The item is taken only once its slot is free: taken earlier, it would be committed to this CTA while others
+    // may run out of work at the launch's end.
+    const int slot = use % kItemSlots;
+    sm90::mbar_wait(&bars->item_empty[slot], ((use / kItemSlots) & 1) ^ 1);
+    int linear = 0;
+    if (lane == 0) linear = atomicAdd(a.item_counter, 1);
+    linear = __shfl_sync(0xffffffffu, linear, 0);
+    Item it;
+    it.linear = linear;
+    const bool last = linear >= a.total_items;
+    if (!last) it = decode_item(p, linear);
+    const int words = !last && it.slice_count <= kItemSlices ? it.slice_count * kSliceWords : 0;
+    const int* source = reinterpret_cast<const int*>(p.work.slices) + (last ? 0 : it.slice_begin) * kSliceWords;
+    int* copy = reinterpret_cast<int*>(bars->slot[slot].slices);
+    if (lane < words) copy[lane] = source[lane];
+    if (lane + 32 < words) copy[lane + 32] = source[lane + 32];
+    if (lane == 0) bars->slot[slot].item = it;
+    __syncwarp();
+    if (lane == 0) sm90::mbar_arrive(&bars->item_full[slot]);
+    if (last) break;
+  }
+}
+
+// The loader (the producer warpgroup's thread 0): per item from the slots, its Q tile and its K and V tiles.
 template <int kHeadDim>
 __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<Sm90ForwardConfig<kHeadDim>::kStages>* bars) {
   using C = Sm90ForwardConfig<kHeadDim>;
@@ -187,21 +248,13 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
   sm90::prefetch_tensor_map(&a.k_map);
   sm90::prefetch_tensor_map(&a.v_map);
   const ForwardParams& p = a.p;
-  int item_use = 0, q_use = 0, kv_use = 0;
-  while (true) {
-    const int linear = atomicAdd(a.item_counter, 1);
-    Item it;
-    if (linear < a.total_items) {
-      it = decode_item(p, linear);
-    } else {
-      it.linear = linear;
-    }
-    const int slot = item_use & 1;
-    sm90::mbar_wait(&bars->item_empty[slot], ((item_use >> 1) & 1) ^ 1);
-    bars->item[slot] = it;
-    sm90::mbar_arrive(&bars->item_full[slot]);
-    ++item_use;
-    if (linear >= a.total_items) break;
+  int q_use = 0, kv_use = 0;
+  for (int item_use = 0;; ++item_use) {
+    const int slot = item_use % kItemSlots;
+    sm90::mbar_wait(&bars->item_full[slot], (item_use / kItemSlots) & 1);
+    const Item it = bars->slot[slot].item;
+    sm90::mbar_arrive(&bars->item_empty[slot]);  // release: the item was read first
+    if (it.linear >= a.total_items) break;
     const int q_buffer = q_use % C::kQBuffers;
     if (it.run_begin == it.run_end) {
       // A row without tiles loads no Q; where O is staged in the Q buffer, its epilogue still takes the buffer.
@@ -258,7 +311,7 @@ __device__ __forceinline__ void partial_tile_bits(uint32_t (&bits)[2], const For
                                                   const SharedItem& it, int q_row0, int k0, int t) {
   constexpr int kBits = kSFloats / 2;
   static_assert(kBits <= 32, "one 32-bit mask per row");
-  const DeviceSlice* row_slices = p.work.slices + it.slice_begin();
+  const DeviceSlice* row_slices = it.slices(p.work.slices);
   const int count = it.slice_count();
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
@@ -388,10 +441,10 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
   uint32_t pfrag[C::kBlockK / 16][4];
   int item_use = 0, q_use = 0, kv_use = 0;
   while (true) {
-    const int slot = item_use & 1;
-    sm90::mbar_wait(&bars->item_full[slot], (item_use >> 1) & 1);
+    const int slot = item_use % kItemSlots;
+    sm90::mbar_wait(&bars->item_full[slot], (item_use / kItemSlots) & 1);
     ++item_use;
-    const SharedItem it{sm90::smem_u32(&bars->item[slot])};  // the consumers' until the item's epilogue is done
+    const SharedItem it{sm90::smem_u32(&bars->slot[slot])};  // the consumers' until the item's epilogue is done
     if (it.linear() >= a.total_items) break;
     const int q_row0 = it.q_tile() * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
 
@@ -531,15 +584,16 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
   if (warpgroup == 0) sm90::named_barrier_sync(my_turn, 256);
 }
 
-template <int kStages>
-constexpr bool kBarriersFit = sizeof(Barriers<kStages>) <= 256;
+template <int kHeadDim>
+constexpr bool kBarriersFit =
+    sizeof(Barriers<Sm90ForwardConfig<kHeadDim>::kStages>) <= Sm90ForwardConfig<kHeadDim>::kBarrierBytes;
 
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(Sm90ForwardConfig<kHeadDim>::kThreads, 1)
     flash_forward_sm90_kernel(const __grid_constant__ Sm90ForwardArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Sm90ForwardConfig<kHeadDim>;
-  static_assert(kBarriersFit<C::kStages>, "the barriers and item slots exceed their 256 bytes of shared memory");
+  static_assert(kBarriersFit<kHeadDim>, "the barriers and item slots exceed their shared memory");
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   auto* bars = reinterpret_cast<Barriers<C::kStages>*>(smem + C::kBarrierOffset);
@@ -555,15 +609,21 @@ __global__ void __launch_bounds__(Sm90ForwardConfig<kHeadDim>::kThreads, 1)
       sm90::mbar_init(&bars->q_full[i], 1);
       // Staged O: each consumer warpgroup's storing thread releases the buffer once its store has read it.
       sm90::mbar_init(&bars->q_empty[i], C::kOStagedInQ ? C::kConsumerWarpgroups : C::kConsumerWarps);
+    }
+    for (int i = 0; i < kItemSlots; ++i) {
       sm90::mbar_init(&bars->item_full[i], 1);
-      sm90::mbar_init(&bars->item_empty[i], C::kConsumerWarps);
+      sm90::mbar_init(&bars->item_empty[i], C::kConsumerWarps + 1);  // the loader, then the consumers
     }
     sm90::mbar_fence_init();
   }
   __syncthreads();
   if (warpgroup == 0) {
     sm90::regs_decrease<40>();
-    if (threadIdx.x == 0) produce<kHeadDim>(args, smem, bars);
+    if (threadIdx.x == 0) {
+      produce<kHeadDim>(args, smem, bars);
+    } else if (threadIdx.x / 32 == 1) {
+      schedule(args, bars);
+    }
   } else {
     sm90::regs_increase<232>();
     consume<T, kHeadDim>(args, smem, bars, warpgroup - 1);
