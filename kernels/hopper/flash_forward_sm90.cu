@@ -152,7 +152,7 @@ struct Sm90ForwardArgs {
   int total_items;
 };
 
-// The producer's decoding of item `linear` (< total_items): its place in the item order, then the work list's
+// The scheduler's decoding of item `linear` (< total_items): its place in the item order, then the work list's
 // row (dependent global loads: the order, the row's run offsets, its first run and its slice offsets).
 __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) {
   const Shape& s = p.shape;
@@ -178,7 +178,7 @@ __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) 
 struct TileCursor {
   int run, run_end, tile, tile_end;
   bool partial;
-  // Starts from the item's copy of its first run (the producer's, or the consumers' shared one).
+  // Starts from the item's copy of its first run (the loader's, or the consumers' shared one).
   __device__ static TileCursor start(int run_begin, int run_end, int first_begin, int first_end_and_partial) {
     TileCursor c{run_begin, run_end, 0, 0, false};
     if (c.valid()) c.take(first_begin, first_end_and_partial);
