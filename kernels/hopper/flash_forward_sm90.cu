@@ -90,8 +90,8 @@ struct Item {
 // included); the scheduler then decodes the next item into it (an atomic, then three dependent global loads) while
 // the consumers work on the other slot's, so an item is ready when they finish theirs. A slot also holds copies of
 // up to kItemSlices of the row's slices, which the consumers' partial tiles read from shared memory instead of
-// global memory (rows with more read theirs from the work list). Three slots measured 5-9% slower than two on every
-// mask tried (H100, data/measurements/h100/fwd-scheduler-2026-11-23/variants/variants-summary.txt), for a reason
+// global memory (rows with more read theirs from the work list). Three slots measured 6-13% slower than two on every
+// point tried (H100, data/measurements/h100/fwd-scheduler-2026-11-23/variants/variants-summary.txt), for a reason
 // not isolated: the deeper queue or the consumers' code around it.
 constexpr int kItemSlots = 2;
 constexpr int kItemSlices = 6;
