@@ -6,11 +6,11 @@
 // are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h).
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
-//     lanes, into a kStages-deep ring completing on mbarriers. The order of these steps is the CTA's walk
-//     (work list, kWalk* in flash_work.h): q tiles ascending per head, or, where neighbouring k tiles share their
-//     last q tile (documents), from that end down with the group's heads inner, so that the CTAs of a document
-//     read and reduce the same rows at the same time (a pair's second CTA walks up from its first q tile, heads
-//     inner, in step with the other pairs' second CTAs).
+//     lanes (loaded before it waits for the stage), into a kStages-deep ring completing on mbarriers. The order of
+//     these steps is the CTA's walk (work list, kWalk* in flash_work.h): q tiles ascending per head, or, where
+//     neighbouring k tiles share their last q tile (documents), from that end down with the group's heads inner, so
+//     that the CTAs of a document read and reduce the same rows at the same time (a pair's second CTA walks up from
+//     its first q tile, heads inner, in step with the other pairs' second CTAs).
 //   - Two consumer warpgroups own 64 keys each. Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
 //     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
@@ -239,6 +239,18 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
     const int stage = use % C::kStages;
     const int head = kt.kv_head * group + c.group_head;
     const int q0 = c.tile * C::kBlockQ;
+    // lse and delta are loaded into registers before the wait for the stage, so that their latency hides behind
+    // it, and used only after the TMA issue, so that a stage that is already free gets its loads at once (head dim
+    // 64, whose steps are short: +9-12% on full, causal and documents, H100).
+    const int64_t row_base = (static_cast<int64_t>(kt.batch) * s.heads + head) * s.seqlen_q;
+    float lse[C::kBlockQ / 32];
+    float delta[C::kBlockQ / 32];
+#pragma unroll
+    for (int i = 0; i < C::kBlockQ / 32; ++i) {
+      const int q = q0 + lane + 32 * i;
+      lse[i] = q < s.seqlen_q ? p.lse[row_base + q] : -INFINITY;
+      delta[i] = q < s.seqlen_q ? p.delta[row_base + q] : 0.f;
+    }
     sm90::mbar_wait(&bars->q_empty[stage], ((use / C::kStages) & 1) ^ 1);
     if (lane == 0) {
       sm90::mbar_arrive_expect_tx(&bars->q_full[stage], 2 * C::kQBytes);
@@ -250,15 +262,14 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                           &bars->q_full[stage], 64 * panel, head, q0, kt.batch);
       }
     }
-    // lse as log2-domain offsets (+inf for rows that see no key or lie past the sequence: their P is 0) and delta.
+    // lse as log2-domain offsets (+inf for rows that see no key or lie past the sequence: their P is 0), and delta.
+    sm90::fence_registers(lse);  // no use of the loads above the TMA issue
+    sm90::fence_registers(delta);
     float* lse_s = reinterpret_cast<float*>(smem + C::kLseOffset) + stage * 2 * C::kBlockQ;
-    const int64_t row_base = (static_cast<int64_t>(kt.batch) * s.heads + head) * s.seqlen_q;
 #pragma unroll
-    for (int i = lane; i < C::kBlockQ; i += 32) {
-      const int q = q0 + i;
-      const float lse = q < s.seqlen_q ? p.lse[row_base + q] : -INFINITY;
-      lse_s[i] = lse == -INFINITY ? INFINITY : lse * kLog2e;
-      lse_s[C::kBlockQ + i] = q < s.seqlen_q ? p.delta[row_base + q] : 0.f;
+    for (int i = 0; i < C::kBlockQ / 32; ++i) {
+      lse_s[lane + 32 * i] = lse[i] == -INFINITY ? INFINITY : lse[i] * kLog2e;
+      lse_s[C::kBlockQ + lane + 32 * i] = delta[i];
     }
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(&bars->q_full[stage]);
