@@ -4,17 +4,18 @@
     scripts/kernel_breakdown.py RECORDS.jsonl... [--impl NAME] [--pass fwd|bwd] [--reference MASK]
 
 lcab-measure's kernel records hold the call's CUDA-event time (`time_ms`) and, from CUPTI, each kernel's median GPU
-time (`kernels`). Per `ok` record (a later record of the same key supersedes an earlier one) this prints the call's
-time and TFLOP/s, each kernel's time, the longest kernel's TFLOP/s alone (the call's FLOPs over that kernel's
-time: the attention kernel's own rate, without the passes around it) and the rest of the call's time (the other
-kernels, memsets and gaps). With --reference MASK, also both rates as a share of the same implementation, pass,
-head dim and shape's record of that mask at the same sequence length (`full` asks: what does this mask keep of the
-full mask's rate, and how much of the loss is outside the attention kernel).
+time (`kernels`). Per `ok` record (a later record of the same key supersedes an earlier one, as in
+measurement_coverage.py) this prints the call's time and TFLOP/s, each kernel's time, the longest kernel's TFLOP/s
+alone (the call's FLOPs over that kernel's time: the attention kernel's own rate, without the passes around it) and
+the rest of the call's time (the other kernels, memsets and gaps). With --reference MASK, also both rates as a share
+of the same implementation, pass, head dim and shape's record of that mask at the same sequence length (`full`
+asks: what does this mask keep of the full mask's rate, and how much of the loss is outside the attention kernel).
 """
 import argparse
-import json
 import re
 import sys
+
+from measurement_coverage import latest_records
 
 
 def short_name(kernel):
@@ -30,20 +31,16 @@ def shape_key(key):
 
 
 def load(paths, impl, pass_):
-    records = {}
-    for path in paths:
-        with open(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                r = json.loads(line)
-                key = r.get("key", {})
-                if r.get("kind") != "kernel" or r.get("status") != "ok" or not r.get("kernels"):
-                    continue
-                if (impl and key.get("impl") != impl) or (pass_ and key.get("pass") != pass_):
-                    continue
-                records[json.dumps(key, sort_keys=True)] = r
-    return list(records.values())
+    """The ok kernel records with per-kernel times, of the implementation and pass asked, after superseding."""
+    records = []
+    for r in latest_records(paths).values():
+        key = r["key"]
+        if r.get("status") != "ok" or not r.get("kernels"):
+            continue
+        if (impl and key.get("impl") != impl) or (pass_ and key.get("pass") != pass_):
+            continue
+        records.append(r)
+    return records
 
 
 def main():
