@@ -5,11 +5,20 @@
 # and bwd. Records go to OUTDIR (JSON Lines), the table (TFLOP/s, fwd / bwd) to stdout.
 #
 #   scripts/headline_benchmark.sh OUTDIR     (environment: BUILD, default build; REPS 7; WARMUP 3; HEAD_DIM 128)
+#
+# BUILD must hold apps/lcab-measure and apps/lcab-predict (the peers' script builds its masks with lcab-predict): the
+# script checks both before it measures anything, so a call on a GPU machine is not spent on half a comparison.
 set -uo pipefail
 out=${1:?output directory}
 build=${BUILD:-build}
 reps=${REPS:-7}
 warmup=${WARMUP:-3}
+for tool in lcab-measure lcab-predict; do
+  if [[ ! -x "$build/apps/$tool" ]]; then
+    echo "headline_benchmark.sh: $build/apps/$tool is missing or not executable (BUILD=$build)" >&2
+    exit 2
+  fi
+done
 mkdir -p "$out"
 export PATH="$PWD/$build/apps:$PATH"
 shape=(--heads 64 --kv-heads 8 --head-dim "${HEAD_DIM:-128}" --pass fwd,bwd --warmup "$warmup" --reps "$reps")
