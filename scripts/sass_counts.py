@@ -8,7 +8,7 @@ For every function of the dump and architecture it is compiled for (or those who
 products (HGMMA), R2UR moves, uniform-datapath instructions (UIADD3, ULOP3, USHF, ULEA, UMOV, ...) and divergence
 checks (BRA.DIV, WARPSYNC). The forward kernel's speed depends on ptxas keeping its consumer loop's state (stage
 counters, shared memory bases, wgmma descriptors) in uniform registers: a build that loses it computes the
-descriptors per thread and moves each with R2UR, which made the same loop 6-9% slower
+descriptors per thread and moves each with R2UR: such builds ran 4-13% slower
 (data/measurements/h100/fwd-deferred-epilogue-2026-11-23/). With --baseline (another dump) each matched function is
 printed next to the baseline's function of the same name, with the differences.
 cuobjdump comes with the CUDA toolkit's full install (the GPU machines have it; the CPU machine's toolkit does not).

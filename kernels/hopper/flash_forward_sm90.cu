@@ -413,8 +413,9 @@ __device__ __forceinline__ void issue_pv(float (&o)[Sm90ForwardConfig<kHeadDim>:
 // of the ping-pong), then runs the softmax of S_j while P_{j-1} V_{j-1} is still on the tensor cores, and
 // rescales O only once that product has completed.
 // ptxas keeps this loop's state (stage counters, shared memory bases, the wgmma descriptors) in uniform registers;
-// small changes around the loop can make it compute them per thread and move each descriptor with R2UR instead,
-// 6-9% slower (a warp_uniform() on the item loop's exit did it: data/measurements/h100/fwd-deferred-epilogue-2026-11-23/).
+// small changes around the loop can make it compute them per thread and move each descriptor with R2UR instead
+// (builds that did ran 4-13% slower; a warp_uniform() on the item loop's exit alone does it to the SASS:
+// data/measurements/h100/fwd-deferred-epilogue-2026-11-23/).
 // After changing this function, compare the SASS with main's: cuobjdump -sass BINARY | scripts/sass_counts.py
 // --match flash_forward_sm90 --baseline MAIN.txt (the R2UR and uniform columns).
 template <typename T, int kHeadDim>
