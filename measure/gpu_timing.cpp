@@ -6,6 +6,7 @@
 
 #include "kernels/cuda_check.h"
 #include "measure/cupti_tracer.h"
+#include "measure/sm_clock.h"
 
 namespace lcab::measure {
 
@@ -55,14 +56,17 @@ TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const T
   LCAB_CUDA_CHECK(cudaGetLastError());
 
   EventPairs events(options.reps);
+  SmClockProbe clock(2 * options.reps);
   TimedRegion timed;
   if (tracer) tracer->start();
   try {
     for (int n = 0; n < options.reps; ++n) {
       flusher.flush(stream);
+      clock.mark(stream);  // marker 2n
       LCAB_CUDA_CHECK(cudaEventRecord(events.start(n), stream));
       region(stream);
       LCAB_CUDA_CHECK(cudaEventRecord(events.stop(n), stream));
+      clock.mark(stream);  // marker 2n + 1
     }
     LCAB_CUDA_CHECK(cudaStreamSynchronize(stream));
     LCAB_CUDA_CHECK(cudaGetLastError());
@@ -77,11 +81,15 @@ TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const T
     }
     throw;
   }
-  if (tracer) timed.activities = tracer->stop();
+  if (tracer) {
+    timed.activities = tracer->stop();
+    std::erase_if(timed.activities, [](const TraceActivity& a) { return is_sm_clock_marker(a.name); });
+  }
   for (int n = 0; n < options.reps; ++n) {
     float ms = 0;
     LCAB_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(n), events.stop(n)));
     timed.region_ms.push_back(ms);
+    if (const std::optional<double> mhz = clock.clock_mhz(2 * n, 2 * n + 1)) timed.sm_clock_mhz.push_back(*mhz);
   }
   return timed;
 }

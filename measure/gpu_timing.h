@@ -1,6 +1,7 @@
 // The timing loop every GPU measurement of lcab uses: warm-up, then N repetitions, each preceded by an L2 flush
 // (a memset of a buffer twice the L2 size) and timed with CUDA events around the region alone. CUPTI, when
-// given, traces the timed repetitions; its flush memsets separate the repetitions in the trace.
+// given, traces the timed repetitions; its flush memsets separate the repetitions in the trace. Each repetition
+// also measures the SM clock it ran at (sm_clock.h: markers just outside the event pair).
 #pragma once
 
 #include <cstdint>
@@ -35,11 +36,13 @@ struct TimingOptions {
 
 struct TimedRegion {
   std::vector<double> region_ms;             ///< CUDA-event time of each repetition
+  std::vector<double> sm_clock_mhz;          ///< the mean SM clock of each repetition (those the markers measured)
   std::vector<TraceActivity> activities;     ///< CUPTI activities of the timed repetitions (empty without tracer)
 };
 
 /// Runs `region(stream)` warmup + reps times on `stream` as described above and synchronizes. With a tracer,
-/// tracing covers exactly the timed repetitions (flushes included). Errors of the region propagate.
+/// tracing covers exactly the timed repetitions (flushes included); the SM clock markers are left out of the
+/// activities. Errors of the region propagate.
 TimedRegion time_region(const std::function<void(cudaStream_t)>& region, const TimingOptions& options,
                         const L2Flusher& flusher, cudaStream_t stream, CuptiActivityTracer* tracer);
 

@@ -95,6 +95,7 @@ KernelBenchResult measure_kernel_point(const kernels::AttentionImpl& impl, const
     TimedRegion timed = time_region(region, timing, flusher, stream, &tracer);
     peak_bytes = std::max(peak_bytes, device_memory_used_bytes());
     m.region_ms = std::move(timed.region_ms);
+    m.sm_clock_mhz = std::move(timed.sm_clock_mhz);
     m.kernels = summarize_region(timed.activities, timing.reps, flusher.bytes());
     m.peak_mem_bytes = std::max<int64_t>(0, peak_bytes - baseline_bytes);
     m.notes = "peak_mem_bytes: device memory in use (cudaMemGetInfo) after setup and after the runs, minus the "

@@ -38,6 +38,10 @@ Record make_kernel_record(const KernelPoint& point, const KernelMeasurement& mea
   if (record.flops && record.time_ms->median > 0) record.tflops = *record.flops / (record.time_ms->median * 1e-3) / 1e12;
   record.extra["reps"] = measurement.region_ms.size();
   record.extra["warmup"] = measurement.warmup;
+  if (!measurement.sm_clock_mhz.empty()) {
+    const TimeStatsMs clock = summarize_times(measurement.sm_clock_mhz);
+    record.extra["sm_clock_mhz"] = {{"median", clock.median}, {"p20", clock.p20}, {"p80", clock.p80}};
+  }
   if (measurement.kernels) {
     const RegionKernels& k = *measurement.kernels;
     nlohmann::json kernels = nlohmann::json::array();

@@ -24,6 +24,7 @@ struct KernelMeasurement {
   std::string error;
   std::optional<double> area;                 ///< known once the mask was generated
   std::vector<double> region_ms;              ///< CUDA-event time of each timed repetition
+  std::vector<double> sm_clock_mhz;           ///< the SM clock of each timed repetition (sm_clock.h), where measured
   std::optional<RegionKernels> kernels;       ///< what CUPTI saw inside the timed region
   std::optional<int64_t> peak_mem_bytes;
   int warmup = 0;
@@ -32,7 +33,8 @@ struct KernelMeasurement {
 
 /// The record: key from the point; time_ms (median/p20/p80 of region_ms), tflops (flops / median), area,
 /// flops, peak_mem_bytes, device, meta; extra holds reps, warmup, the kernels (names, calls per repetition,
-/// median ms) and the medians of the CUPTI kernel sum and GPU span per repetition.
+/// median ms), the medians of the CUPTI kernel sum and GPU span per repetition, and sm_clock_mhz (median, p20,
+/// p80 of the repetitions' SM clocks) where the clock was measured.
 Record make_kernel_record(const KernelPoint& point, const KernelMeasurement& measurement, const DeviceInfo& device,
                           const nlohmann::json& meta);
 

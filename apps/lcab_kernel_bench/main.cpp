@@ -22,6 +22,9 @@
 #include "kernels/attention.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
+#include "measure/device_info.h"
+#include "measure/sm_clock.h"
+#include "measure/time_stats.h"
 #include "model/error.h"
 #include "model/mask_spec.h"
 #include "model/record.h"
@@ -87,19 +90,12 @@ double percentile(std::vector<double> values, double fraction) {
   return values[lo] + (values[hi] - values[lo]) * (position - static_cast<double>(lo));
 }
 
-lcab::DeviceInfo device_info() {
-  cudaDeviceProp prop{};
-  LCAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  int driver = 0;
-  LCAB_CUDA_CHECK(cudaDriverGetVersion(&driver));
-  lcab::DeviceInfo info;
-  info.name = prop.name;
-  info.sms = prop.multiProcessorCount;
-  info.driver = std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
-  return info;
-}
+struct PassTiming {
+  lcab::TimeStatsMs time_ms;
+  std::vector<double> sm_clock_mhz;  ///< per timed run, where the markers measured it (measure/sm_clock.h)
+};
 
-lcab::TimeStatsMs time_pass(AttentionPlan& plan, const Tensors& t, bool backward, int warmup, int iters) {
+PassTiming time_pass(AttentionPlan& plan, const Tensors& t, bool backward, int warmup, int iters) {
   lcab::kernels::ForwardArgs fwd{t.q.as<void>(), t.k.as<void>(), t.v.as<void>(), t.out.as<void>(), t.lse.as<float>(),
                                  nullptr};
   lcab::kernels::BackwardArgs bwd{t.q.as<void>(),  t.k.as<void>(),  t.v.as<void>(),  t.out.as<void>(),
@@ -113,18 +109,25 @@ lcab::TimeStatsMs time_pass(AttentionPlan& plan, const Tensors& t, bool backward
   LCAB_CUDA_CHECK(cudaEventCreate(&start));
   LCAB_CUDA_CHECK(cudaEventCreate(&stop));
   std::vector<double> times;
+  lcab::measure::SmClockProbe clock(2 * iters);
+  PassTiming timing;
   for (int n = 0; n < iters; ++n) {
+    clock.mark(nullptr);
     LCAB_CUDA_CHECK(cudaEventRecord(start));
     run();
     LCAB_CUDA_CHECK(cudaEventRecord(stop));
+    clock.mark(nullptr);
     LCAB_CUDA_CHECK(cudaEventSynchronize(stop));
+    LCAB_CUDA_CHECK(cudaDeviceSynchronize());
     float ms = 0;
     LCAB_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
     times.push_back(ms);
+    if (const std::optional<double> mhz = clock.clock_mhz(2 * n, 2 * n + 1)) timing.sm_clock_mhz.push_back(*mhz);
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  return {percentile(times, 0.5), percentile(times, 0.2), percentile(times, 0.8)};
+  timing.time_ms = {percentile(times, 0.5), percentile(times, 0.2), percentile(times, 0.8)};
+  return timing;
 }
 
 int run(int argc, char** argv) {
@@ -152,11 +155,11 @@ int run(int argc, char** argv) {
   if (!output.json_path.empty()) writer = std::make_unique<lcab::RecordWriter>(output.json_path);
   std::ofstream docs;
   if (!docs_path.empty()) docs.open(docs_path, std::ios::app);
-  const lcab::DeviceInfo device = device_info();
+  const lcab::DeviceInfo device = lcab::measure::query_device_info(0);
   const nlohmann::json meta = lcab::make_meta(argc, argv);
 
-  std::printf("| impl | pass | mask | seqlen | heads | time_ms | TFLOP/s | status |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("| impl | pass | mask | seqlen | heads | time_ms | TFLOP/s | SM MHz | status |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
   // Every heads x kv heads x head dim of the lists, at every seqlen (the table and the records name each shape).
   struct HeadShape {
     int64_t heads, kv_heads, head_dim;
@@ -220,7 +223,12 @@ int run(int argc, char** argv) {
                     tensors_dtype = dtype_name;
                   }
                   std::unique_ptr<AttentionPlan> plan = impl.prepare(problem);
-                  record.time_ms = time_pass(*plan, *tensors, backward, warmup, iters);
+                  const PassTiming timing = time_pass(*plan, *tensors, backward, warmup, iters);
+                  record.time_ms = timing.time_ms;
+                  if (!timing.sm_clock_mhz.empty()) {
+                    const lcab::TimeStatsMs mhz = lcab::measure::summarize_times(timing.sm_clock_mhz);
+                    record.extra["sm_clock_mhz"] = {{"median", mhz.median}, {"p20", mhz.p20}, {"p80", mhz.p80}};
+                  }
                   record.tflops = flops / (record.time_ms->median * 1e-3) / 1e12;
                   size_t free_bytes = 0, total_bytes = 0;
                   LCAB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -233,10 +241,12 @@ int run(int argc, char** argv) {
                   record.error = e.what();
                 }
               }
-              std::printf("| %s | %s | %s | %lld | %lld/%lld hd%lld | %.3f | %.1f | %s |\n", impl_name.c_str(),
+              const double clock_mhz =
+                  record.extra.contains("sm_clock_mhz") ? record.extra["sm_clock_mhz"]["median"].get<double>() : 0.0;
+              std::printf("| %s | %s | %s | %lld | %lld/%lld hd%lld | %.3f | %.1f | %.0f | %s |\n", impl_name.c_str(),
                           pass.c_str(), spec.c_str(), static_cast<long long>(seqlen), static_cast<long long>(heads),
                           static_cast<long long>(kv_heads), static_cast<long long>(head_dim),
-                          record.time_ms ? record.time_ms->median : 0.0, record.tflops.value_or(0.0),
+                          record.time_ms ? record.time_ms->median : 0.0, record.tflops.value_or(0.0), clock_mhz,
                           record.status.c_str());
               std::fflush(stdout);
               if (writer) writer->write(record);

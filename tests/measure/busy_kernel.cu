@@ -17,7 +17,20 @@ __global__ void busy_kernel(uint64_t duration_ns, int* sink) {
   while (global_timer_ns() - start < duration_ns) ++spins;
   if (threadIdx.x == 0) atomicAdd(sink, spins);
 }
+__global__ void cycle_counting_kernel(uint64_t duration_ns, unsigned long long* cycles) {
+  const uint64_t start = global_timer_ns();
+  const long long first = clock64();
+  while (global_timer_ns() - start < duration_ns) {
+  }
+  const long long last = clock64();
+  if (threadIdx.x == 0) *cycles = static_cast<unsigned long long>(last - first);
+}
 }  // namespace
+
+int launch_cycle_counting_kernel(uint64_t duration_ns, unsigned long long* cycles, cudaStream_t stream) {
+  cycle_counting_kernel<<<1, 32, 0, stream>>>(duration_ns, cycles);
+  return static_cast<int>(cudaGetLastError());
+}
 
 int launch_busy_kernel(uint64_t duration_ns, int* sink, cudaStream_t stream) {
   busy_kernel<<<1, 32, 0, stream>>>(duration_ns, sink);

@@ -56,6 +56,17 @@ TEST(KernelRecord, OkRecordHoldsStatsTflopsAndKernels) {
   EXPECT_EQ(r.extra["kernels"][0]["name"], "flash_fwd");
   EXPECT_EQ(r.extra["reps"], 5);
   EXPECT_EQ(r.device->sms, 132);
+  EXPECT_FALSE(r.extra.contains("sm_clock_mhz"));  // not measured: left out, never zero
+}
+
+TEST(KernelRecord, SmClockIsSummarizedWhereMeasured) {
+  KernelMeasurement m = ok_measurement();
+  m.sm_clock_mhz = {1500.0, 1980.0, 1245.0, 1600.0, 1700.0};
+  const Record r = make_kernel_record(point("lcab_flash", 4096), m, {"H100", 132, "580"}, make_meta(0, nullptr));
+  ASSERT_TRUE(r.extra.contains("sm_clock_mhz"));
+  EXPECT_DOUBLE_EQ(r.extra["sm_clock_mhz"]["median"].get<double>(), 1600.0);
+  EXPECT_DOUBLE_EQ(r.extra["sm_clock_mhz"]["p20"].get<double>(), 1449.0);  // sorted 1245 1500 1600 1700 1980
+  EXPECT_DOUBLE_EQ(r.extra["sm_clock_mhz"]["p80"].get<double>(), 1756.0);
 }
 
 TEST(KernelRecord, FailedPointsCarryStatusAndErrorButNoTimes) {

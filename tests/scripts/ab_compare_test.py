@@ -9,9 +9,12 @@ import tempfile
 SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "ab_compare.py")
 
 
-def record(mask, tflops, status="ok", seqlen=32768, head_dim=128):
-    return {"key": {"pass": "fwd", "head_dim": head_dim, "mask": mask, "seqlen": seqlen}, "tflops": tflops,
-            "status": status}
+def record(mask, tflops, status="ok", seqlen=32768, head_dim=128, clock=None):
+    r = {"key": {"pass": "fwd", "head_dim": head_dim, "mask": mask, "seqlen": seqlen}, "tflops": tflops,
+         "status": status}
+    if clock is not None:
+        r["sm_clock_mhz"] = {"median": clock, "p20": clock, "p80": clock}
+    return r
 
 
 def run(base, new, *flags):
@@ -49,4 +52,20 @@ check(run([record("causal", 100)], [record("causal", 99)], "--require-not-slower
 check(run([record("causal", 100)], [record("causal", 100)], "--require-not-slower").returncode == 0, "equal")
 # Groups measured by one side only are not compared; none in common is an error.
 check(run([record("causal", 100)], [record("full", 100)]).returncode == 2, "no common group")
+# With SM clocks: per GHz alongside; new is 3.1% slower in TFLOP/s but ran at a 10% lower clock: 7.6% more per cycle.
+clocked = run([record("swc", 500, clock=1800), record("swc", 520, clock=1800)],
+              [record("swc", 484, clock=1620), record("swc", 504, clock=1620)])
+check(clocked.returncode == 0, clocked.stderr)
+lines = clocked.stdout.splitlines()
+check(len(lines) == 3, clocked.stdout)
+check("-3.1%" in lines[0] and "per GHz base  283.3  new  304.9   +7.6%" in lines[0], lines[0])
+check(lines[1] == "geometric mean new/base: 0.9686", lines[1])
+check(lines[2] == "geometric mean new/base per cycle: 1.0763 (1 of 1 groups)", lines[2])
+gate = [[record("swc", 500, clock=1800)], [record("swc", 484, clock=1620)]]
+check(run(*gate, "--require-not-slower").returncode == 1, "TFLOP/s gate: slower")
+check(run(*gate, "--require-not-slower", "--per-cycle").returncode == 0, "per-cycle gate: faster per cycle")
+# --per-cycle needs clocks in every group; a record without one leaves its group out of the per-cycle mean.
+mixed = run([record("swc", 500, clock=1800), record("full", 600)], [record("swc", 500, clock=1800), record("full", 600)],
+            "--per-cycle")
+check(mixed.returncode == 2 and "lacks SM clocks" in mixed.stderr, mixed.stdout + mixed.stderr)
 print("ab_compare: all checks passed")
