@@ -16,7 +16,7 @@ namespace lcab::kernels {
 namespace {
 
 struct UploadedWork {
-  DeviceBuffer order, run_offsets, cta_items, cta_walks, runs, slice_offsets, slices;
+  DeviceBuffer order, run_offsets, cta_items, cta_walks, runs, run_masks, slice_offsets, slices;
   flash::DeviceWork view;
 
   explicit UploadedWork(const FlashPassWork& work)
@@ -25,6 +25,7 @@ struct UploadedWork {
         cta_items(DeviceBuffer::upload(work.cta_items)),
         cta_walks(DeviceBuffer::upload(work.cta_walks)),
         runs(DeviceBuffer::upload(work.runs)),
+        run_masks(DeviceBuffer::upload(work.run_masks)),
         slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
         slices(DeviceBuffer::upload(work.slices)) {
     view.shape = work.shape;
@@ -33,6 +34,7 @@ struct UploadedWork {
     view.cta_items = cta_items.as<int32_t>();
     view.cta_walks = cta_walks.as<int8_t>();
     view.runs = runs.as<DeviceRun>();
+    view.run_masks = work.run_masks.empty() ? nullptr : run_masks.as<DeviceRunMask>();
     view.slice_offsets = slice_offsets.as<int32_t>();
     view.slices = slices.as<DeviceSlice>();
     view.num_masks = work.num_masks;
@@ -42,7 +44,7 @@ struct UploadedWork {
   }
   int64_t bytes() const {
     return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +
-                                runs.bytes() + slice_offsets.bytes() + slices.bytes());
+                                runs.bytes() + run_masks.bytes() + slice_offsets.bytes() + slices.bytes());
   }
 };
 
@@ -87,7 +89,8 @@ class FlashPlan final : public AttentionPlan {
         arch_(arch),
         sm_count_(sm_count),
         forward_work_(build_forward_work(
-            problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch))),
+            problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch),
+            arch == FlashArch::kSm90 ? ForwardMasking::kRunMasks : ForwardMasking::kSlices)),
         backward_work_(
             build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch),
                                 sm_count)) {

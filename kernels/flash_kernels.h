@@ -18,6 +18,7 @@ struct DeviceWork {
   const int32_t* cta_items = nullptr;  ///< backward: the CTAs' items in launch order (FlashPassWork::cta_items)
   const int8_t* cta_walks = nullptr;   ///< backward: kWalk* bits of each CTA (FlashPassWork::cta_walks)
   const DeviceRun* runs = nullptr;
+  const DeviceRunMask* run_masks = nullptr;  ///< forward: per run (FlashPassWork::run_masks); backward: none
   const int32_t* slice_offsets = nullptr;
   const DeviceSlice* slices = nullptr;
   int32_t num_masks = 1;

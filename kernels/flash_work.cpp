@@ -56,6 +56,80 @@ std::vector<int64_t> append_order(FlashPassWork& work, size_t offsets_base) {
   return cost;
 }
 
+int32_t clamp_bound(int64_t value) {
+  return static_cast<int32_t>(std::clamp<int64_t>(value, -kRunMaskClamp, kRunMaskClamp));
+}
+
+void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial);
+
+// The run mask (run_mask.h) of slice `s` on the tile whose first row is q0 and first key k0.
+DeviceRunMask make_run_mask(const DeviceSlice& s, int64_t q0, int64_t k0, TileShape shape) {
+  const bool lo_diagonal = s.flags & 1, hi_diagonal = s.flags & 2;
+  const int64_t lo_at_0 = s.k_begin - k0 + (lo_diagonal ? q0 - s.q_begin : 0);
+  const int64_t hi_end = s.k_end - k0;
+  const int64_t hi_diagonal_at_0 = hi_diagonal ? s.k_begin + q0 - s.q_begin + s.diagonal_offset - k0 : kRunMaskClamp;
+  const int64_t row_begin = std::clamp<int64_t>(s.q_begin - q0, 0, shape.q);
+  const int64_t row_end = std::clamp<int64_t>(s.q_end - q0, 0, shape.q);
+  DeviceRunMask mask;
+  mask.bounds = static_cast<int32_t>((static_cast<uint32_t>(clamp_bound(lo_at_0)) & 0x3ffu) |
+                                     ((static_cast<uint32_t>(clamp_bound(hi_end)) & 0x3ffu) << 10) |
+                                     ((static_cast<uint32_t>(clamp_bound(hi_diagonal_at_0)) & 0x3ffu) << 20) |
+                                     (lo_diagonal ? 1u << 30 : 0u));
+  mask.rows = static_cast<int32_t>(row_begin | (row_end << 8));
+  return mask;
+}
+
+// Whether a run mask makes any key of the tile visible to any of its rows.
+bool run_mask_sees_any(const DeviceRunMask& mask, TileShape shape) {
+  for (int r = 0; r < shape.q; ++r) {
+    int lo = 0, hi = 0;
+    flash::run_mask_row_keys(mask.bounds, mask.rows, r, lo, hi);
+    if (std::max(lo, 0) < std::min<int64_t>(hi, shape.k)) return true;
+  }
+  return false;
+}
+
+// The runs of q-tile row `row` for ForwardMasking::kRunMasks: whole runs as the tiling has them; every partial tile
+// as single-tile runs, one per visit: the slices of the row that make some key of the tile visible, in row order,
+// two to a visit where the second's rows all follow the first's, otherwise one (slices do not overlap, so the
+// visits of one tile see each of its visible keys once).
+void append_run_mask_row(const std::vector<Slice>& slices, const MaskTiling& tiling, int64_t row,
+                         FlashPassWork& work) {
+  const size_t first = work.runs.size();
+  const int64_t q0 = row * work.shape.q;
+  for (const TileRun* run = tiling.row_begin(row); run != tiling.row_end(row); ++run) {
+    if (!run->partial) {
+      const size_t before = work.runs.size();
+      push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, false);
+      if (work.runs.size() > before) work.run_masks.push_back(DeviceRunMask{});
+      continue;
+    }
+    for (int64_t tile = run->k_tile_begin; tile < run->k_tile_end; ++tile) {
+      const int64_t k0 = tile * work.shape.k;
+      std::vector<DeviceRunMask> visits;
+      for (int32_t n : tiling.row_slices(row)) {
+        const DeviceSlice d = to_device_slice(slices[static_cast<size_t>(n)]);
+        if (d.k_end <= k0 || d.k_begin >= k0 + work.shape.k) continue;
+        const DeviceRunMask mask = make_run_mask(d, q0, k0, work.shape);
+        if (!run_mask_sees_any(mask, work.shape)) continue;
+        const int row_begin = mask.rows & 0xff;
+        auto joins = [&](const DeviceRunMask& v) { return v.rows2 < 0 && ((v.rows >> 8) & 0x1ff) <= row_begin; };
+        auto it = std::find_if(visits.begin(), visits.end(), joins);
+        if (it != visits.end()) {
+          it->bounds2 = mask.bounds;
+          it->rows2 = mask.rows;
+        } else {
+          visits.push_back(mask);
+        }
+      }
+      for (const DeviceRunMask& v : visits) {
+        work.runs.push_back({to_i32(tile), to_i32(tile + 1) | kPartialBit});
+        work.run_masks.push_back(v);
+      }
+    }
+  }
+}
+
 void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial) {
   const int32_t flag = partial ? kPartialBit : 0;
   if (runs.size() > row_first_run) {
@@ -96,8 +170,10 @@ DeviceSlice to_device_slice(const Slice& slice) {
   return d;
 }
 
-FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape) {
+FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape, ForwardMasking masking) {
   FlashPassWork work = start_work(problem, shape);
+  LCAB_CHECK(masking == ForwardMasking::kSlices || (shape.q <= 128 && shape.k <= 128),
+             "run masks hold tiles of at most 128 x 128 (kRunMaskClamp), not " << shape.q << " x " << shape.k);
   work.outer_tiles = work.q_tile_rows;
   work.section_heads = to_i32(problem.heads / problem.kv_heads *
                               forward_kv_heads_per_section(problem.kv_heads, problem.seqlen_k, problem.head_dim,
@@ -107,9 +183,13 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
     const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
     const size_t offsets_base = work.run_offsets.size() - 1;
     for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
-      const size_t first = work.runs.size();
-      for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
-        push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, run->partial);
+      if (masking == ForwardMasking::kRunMasks) {
+        append_run_mask_row(slices, tiling, r, work);
+      } else {
+        const size_t first = work.runs.size();
+        for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
+          push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, run->partial);
+        }
       }
       work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
     }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
+#include "kernels/run_mask.h"
 #include "model/mask_tiling.h"
 
 namespace lcab::kernels {
@@ -68,6 +69,8 @@ struct FlashPassWork {
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
+  /// Forward with ForwardMasking::kRunMasks only: per run, its run mask (run_mask.h; whole runs: rows -1).
+  std::vector<DeviceRunMask> run_masks;
   std::vector<int32_t> slice_offsets;  ///< [mask][q_tile_rows + 1]: into slices (absolute)
   std::vector<DeviceSlice> slices;     ///< per q-tile row, the slices intersecting it
   int64_t touched_tiles = 0;           ///< over all masks
@@ -86,8 +89,16 @@ constexpr int64_t kForwardKvSectionBytes = int64_t{8} << 20;
 /// V fit in kForwardKvSectionBytes, at least 1.
 int32_t forward_kv_heads_per_section(int64_t kv_heads, int64_t seqlen_k, int64_t head_dim, int64_t element_bytes);
 
+/// How the forward kernel masks its partial tiles. kSlices: it walks the q-tile row's slices (the mma.sync path);
+/// runs as the tiling has them. kRunMasks (the Hopper path): it reads each partial run's run mask (run_mask.h); every
+/// partial tile becomes one single-tile run per slice of the row that makes a key of it visible, masked to that
+/// slice (slices do not overlap, so the visits of a tile see each visible key once; a tile that k slices meet is
+/// computed k times, which only tiles where documents or blocks meet inside a tile pay).
+enum class ForwardMasking { kSlices, kRunMasks };
+
 /// Forward work (outer = q-tile rows) for the problem's slices with the given tile shape.
-FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape);
+FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shape,
+                                 ForwardMasking masking = ForwardMasking::kSlices);
 /// Backward work (outer = k tiles, inner = q tiles touching them), from the same kind of tiling; `slots`: the CTAs
 /// the GPU runs at once (its SMs), for the launch order.
 ///

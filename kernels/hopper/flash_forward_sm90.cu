@@ -4,13 +4,12 @@
 //   - the producer warpgroup: its second warp (the scheduler) takes work items from a global counter in the order
 //     of the host work list (costliest q-tile rows first, so document and window masks balance over the SMs) within
 //     sections of q heads whose K and V stay in L2 (forward_kv_heads_per_section, flash_work.h), decodes each into
-//     one of two item slots in shared memory (with copies of the row's slices) while the consumers work on the
-//     other's; its thread 0 (the loader) streams each item's Q tile (two buffers, so the next item's Q arrives
+//     one of two item slots in shared memory while the consumers work on the other's; its thread 0 (the loader) streams each item's Q tile (two buffers, so the next item's Q arrives
 //     early) and its K and V tiles (the row's runs; masked-out tiles are never loaded) with TMA into kStages-deep
 //     rings, K and V with their own full/empty mbarriers: K_j is released as soon as S_j is computed, V_j once
 //     P_j V_j is;
 //   - two consumer warpgroups own 64 query rows each of the 128-row tile: S = Q K^T with wgmma from shared memory,
-//     in-tile masking only for partial tiles, online softmax in fp32 (exp2, scale folded in), then O += P V with P
+//     in-tile masking only for partial tiles (from each partial run's run mask, run_mask.h), online softmax in fp32 (exp2, scale folded in), then O += P V with P
 //     taken from registers (the accumulator fragment is the A fragment) and V from shared memory (transposed
 //     operand). A consumer releases a stage once its P V has completed. The two warpgroups alternate their
 //     tensor-core phases (named barriers), so one's softmax runs while the other's matrix products do.
@@ -79,53 +78,38 @@ struct Sm90ForwardConfig {
 // One work item: a q-tile row of one q head of one batch element, decoded by the scheduler warp and handed to the
 // loader and the consumers in shared memory (the item slots below), so that none of them waits on the work list's
 // dependent global loads at an item's start: `linear` (>= total_items ends the launch), the row's runs
-// [run_begin, run_end) with the first one copied, and its slices [slice_begin, slice_begin + slice_count) for the
-// partial tiles.
+// [run_begin, run_end) with the first one and its run mask copied.
 struct Item {
-  int linear, head, batch, kv_head, q_tile, run_begin, run_end, slice_begin, slice_count;
+  int linear, head, batch, kv_head, q_tile, run_begin, run_end;
   DeviceRun first_run;
+  DeviceRunMask first_run_mask;
 };
 
 // Item slots: a slot is free once the loader has read its item and the consumers have finished it (epilogue
 // included); the scheduler then decodes the next item into it (an atomic, then three dependent global loads) while
-// the consumers work on the other slot's, so an item is ready when they finish theirs. A slot also holds copies of
-// up to kItemSlices of the row's slices, which the consumers' partial tiles read from shared memory instead of
-// global memory (rows with more read theirs from the work list). Three slots measured 6-13% slower than two on every
-// point tried (H100, data/measurements/h100/fwd-scheduler-2026-11-23/variants/variants-summary.txt), for a reason
-// not isolated: the deeper queue or the consumers' code around it.
+// the consumers work on the other slot's, so an item is ready when they finish theirs. Three slots measured 6-13%
+// slower than two on every point tried (H100, data/measurements/h100/fwd-scheduler-2026-11-23/variants/
+// variants-summary.txt), for a reason not isolated: the deeper queue or the consumers' code around it.
 constexpr int kItemSlots = 2;
-constexpr int kItemSlices = 6;
-struct ItemSlot {
-  Item item;
-  DeviceSlice slices[kItemSlices];
-};
 
 // The consumers' view of an item slot: each field is read from shared memory where it is used, so that none
 // occupies a register across the main loop (the consumers' registers are all taken by S, P and O).
 struct SharedItem {
   uint32_t address;  ///< the slot's
-  /// The row's slices: the slot's copies, or the work list's where the slot has too few places.
-  __device__ const DeviceSlice* slices(const DeviceSlice* work_slices) const {
-    if (slice_count() <= kItemSlices) {
-      return static_cast<const DeviceSlice*>(
-          __cvta_shared_to_generic(address + static_cast<uint32_t>(offsetof(ItemSlot, slices))));
-    }
-    return work_slices + slice_begin();
-  }
 #define LCAB_ITEM_FIELD(name, member) \
-  __device__ int name() const { \
-    return sm90::ld_shared_s32(address + static_cast<uint32_t>(offsetof(ItemSlot, item) + offsetof(Item, member))); \
-  }
+  __device__ int name() const { return sm90::ld_shared_s32(address + static_cast<uint32_t>(offsetof(Item, member))); }
   LCAB_ITEM_FIELD(linear, linear)
   LCAB_ITEM_FIELD(head, head)
   LCAB_ITEM_FIELD(batch, batch)
   LCAB_ITEM_FIELD(q_tile, q_tile)
   LCAB_ITEM_FIELD(run_begin, run_begin)
   LCAB_ITEM_FIELD(run_end, run_end)
-  LCAB_ITEM_FIELD(slice_begin, slice_begin)
-  LCAB_ITEM_FIELD(slice_count, slice_count)
   LCAB_ITEM_FIELD(first_run_begin, first_run.begin)
   LCAB_ITEM_FIELD(first_run_end_and_partial, first_run.end_and_partial)
+  LCAB_ITEM_FIELD(first_run_mask_bounds, first_run_mask.bounds)
+  LCAB_ITEM_FIELD(first_run_mask_rows, first_run_mask.rows)
+  LCAB_ITEM_FIELD(first_run_mask_bounds2, first_run_mask.bounds2)
+  LCAB_ITEM_FIELD(first_run_mask_rows2, first_run_mask.rows2)
 #undef LCAB_ITEM_FIELD
 };
 
@@ -139,7 +123,7 @@ struct Barriers {
   uint64_t v_empty[kStages];
   uint64_t item_full[kItemSlots];
   uint64_t item_empty[kItemSlots];  ///< the loader's arrival once it has read the item, then every consumer warp's
-  ItemSlot slot[kItemSlots];
+  Item slot[kItemSlots];
 };
 
 struct Sm90ForwardArgs {
@@ -153,7 +137,7 @@ struct Sm90ForwardArgs {
 };
 
 // The scheduler's decoding of item `linear` (< total_items): its place in the item order, then the work list's
-// row (dependent global loads: the order, the row's run offsets, its first run and its slice offsets).
+// row (dependent global loads: the order, the row's run offsets, its first run and run mask).
 __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) {
   const Shape& s = p.shape;
   Item it;
@@ -167,55 +151,64 @@ __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) 
   const int outer = mask * p.work.outer_tiles + it.q_tile;
   it.run_begin = p.work.run_offsets[outer];
   it.run_end = p.work.run_offsets[outer + 1];
-  const int slice_row = mask * p.work.q_tile_rows + it.q_tile;
-  it.slice_begin = p.work.slice_offsets[slice_row];
-  it.slice_count = p.work.slice_offsets[slice_row + 1] - it.slice_begin;
   it.first_run = it.run_begin < it.run_end ? p.work.runs[it.run_begin] : DeviceRun{};
+  it.first_run_mask = it.run_begin < it.run_end ? p.work.run_masks[it.run_begin] : DeviceRunMask{};
   return it;
 }
 
-// Walks the inner tiles of an item's runs; every field is warp-uniform.
+// Walks the inner tiles of an item's runs; every field is warp-uniform. The consumers' cursor also carries each
+// run's run mask (run_mask.h; kMasks), the loader's does not.
+template <bool kMasks>
 struct TileCursor {
   int run, run_end, tile, tile_end;
   bool partial;
+  DeviceRunMask mask;  ///< the run's run mask (kMasks; every partial run has one, a whole run none)
   // Starts from the item's copy of its first run (the loader's, or the consumers' shared one).
-  __device__ static TileCursor start(int run_begin, int run_end, int first_begin, int first_end_and_partial) {
-    TileCursor c{run_begin, run_end, 0, 0, false};
-    if (c.valid()) c.take(first_begin, first_end_and_partial);
+  __device__ static TileCursor start(int run_begin, int run_end, int first_begin, int first_end_and_partial,
+                                     const DeviceRunMask& first_mask) {
+    TileCursor c{run_begin, run_end, 0, 0, false, DeviceRunMask{}};
+    if (c.valid()) c.take(first_begin, first_end_and_partial, first_mask);
     return c;
   }
   __device__ static TileCursor start(const Item& it) {
-    return start(it.run_begin, it.run_end, it.first_run.begin, it.first_run.end_and_partial);
+    return start(it.run_begin, it.run_end, it.first_run.begin, it.first_run.end_and_partial, DeviceRunMask{});
   }
   __device__ static TileCursor start(const SharedItem& it) {
-    return start(it.run_begin(), it.run_end(), it.first_run_begin(), it.first_run_end_and_partial());
+    return start(it.run_begin(), it.run_end(), it.first_run_begin(), it.first_run_end_and_partial(),
+                 DeviceRunMask{it.first_run_mask_bounds(), it.first_run_mask_rows(), it.first_run_mask_bounds2(),
+                               it.first_run_mask_rows2()});
   }
   __device__ bool valid() const { return run < run_end; }
-  __device__ void advance(const DeviceRun* runs) {
+  __device__ void advance(const DeviceWork& work) {
     if (++tile >= tile_end) {
       ++run;
-      if (valid()) take(runs[run].begin, runs[run].end_and_partial);
+      if (valid()) {
+        take(work.runs[run].begin, work.runs[run].end_and_partial, kMasks ? work.run_masks[run] : DeviceRunMask{});
+      }
     }
   }
 
  private:
-  __device__ void take(int begin, int end_and_partial) {
+  __device__ void take(int begin, int end_and_partial, const DeviceRunMask& run_mask) {
     tile = warp_uniform(begin);
     end_and_partial = warp_uniform(end_and_partial);
     tile_end = end_and_partial & 0x7fffffff;
     partial = end_and_partial < 0;
+    if constexpr (kMasks) {
+      mask.bounds = warp_uniform(run_mask.bounds);
+      mask.rows = warp_uniform(run_mask.rows);
+      mask.bounds2 = warp_uniform(run_mask.bounds2);
+      mask.rows2 = warp_uniform(run_mask.rows2);
+    }
   }
 };
 
 // The scheduler warp (the producer warpgroup's second): takes items from the global counter, decodes them and
-// fills the item slots. Lane 0 takes the item; every lane decodes it (the same addresses: one transaction each)
-// and copies its part of the row's slices.
+// fills the item slots. Lane 0 takes the item; every lane decodes it (the same addresses: one transaction each).
 template <int kStages>
 __device__ void schedule(const Sm90ForwardArgs& a, Barriers<kStages>* bars) {
   const ForwardParams& p = a.p;
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  constexpr int kSliceWords = sizeof(DeviceSlice) / sizeof(int32_t);
-  static_assert(kItemSlices * kSliceWords <= 64, "two words per lane");
   for (int use = 0;; ++use) {
     // The item is taken only once its slot is free: taken earlier, it would be committed to this CTA while others
     // may run out of work at the launch's end.
@@ -228,12 +221,7 @@ __device__ void schedule(const Sm90ForwardArgs& a, Barriers<kStages>* bars) {
     it.linear = linear;
     const bool last = linear >= a.total_items;
     if (!last) it = decode_item(p, linear);
-    const int words = !last && it.slice_count <= kItemSlices ? it.slice_count * kSliceWords : 0;
-    const int* source = reinterpret_cast<const int*>(p.work.slices) + (last ? 0 : it.slice_begin) * kSliceWords;
-    int* copy = reinterpret_cast<int*>(bars->slot[slot].slices);
-    if (lane < words) copy[lane] = source[lane];
-    if (lane + 32 < words) copy[lane + 32] = source[lane + 32];
-    if (lane == 0) bars->slot[slot].item = it;
+    if (lane == 0) bars->slot[slot] = it;
     __syncwarp();
     if (lane == 0) sm90::mbar_arrive(&bars->item_full[slot]);
     if (last) break;
@@ -252,7 +240,7 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
   for (int item_use = 0;; ++item_use) {
     const int slot = item_use % kItemSlots;
     sm90::mbar_wait(&bars->item_full[slot], (item_use / kItemSlots) & 1);
-    const Item it = bars->slot[slot].item;
+    const Item it = bars->slot[slot];
     sm90::mbar_arrive(&bars->item_empty[slot]);  // release: the item was read first
     if (it.linear >= a.total_items) break;
     const int q_buffer = q_use % C::kQBuffers;
@@ -287,7 +275,7 @@ __device__ void produce(const Sm90ForwardArgs& a, unsigned char* smem, Barriers<
       }
     };
     int previous_tile = -1;
-    for (TileCursor c = TileCursor::start(it); c.valid(); c.advance(p.work.runs)) {
+    for (TileCursor<false> c = TileCursor<false>::start(it); c.valid(); c.advance(p.work)) {
       load(&a.k_map, bars->k_full, bars->k_empty, C::kKOffset, kv_use, c.tile);
       if (previous_tile >= 0) load(&a.v_map, bars->v_full, bars->v_empty, C::kVOffset, kv_use - 1, previous_tile);
       previous_tile = c.tile;
@@ -303,19 +291,17 @@ struct RowState {
   float sum[2];
 };
 
-// The keys of a partial k tile that the thread's two rows see (bit j: key k0 + 8 (j / 2) + 2 t + (j % 2), the
-// accumulator layout), from the item's slices. Computed while the tile's S is still on the tensor cores, so the
-// slices' global loads do not hold up the softmax.
+// The keys of a partial k tile that the thread's two rows (tile_row0 and tile_row0 + 8 of the q tile) see (bit j: key
+// 8 (j / 2) + 2 t + (j % 2) of the tile, the accumulator layout), from the run's run mask (run_mask.h). Computed while
+// the tile's S is still on the tensor cores.
 template <int kSFloats>
-__device__ __forceinline__ void partial_tile_bits(uint32_t (&bits)[2], const ForwardParams& p,
-                                                  const SharedItem& it, int q_row0, int k0, int t) {
+__device__ __forceinline__ void run_mask_bits(uint32_t (&bits)[2], const DeviceRunMask& mask, int tile_row0, int t) {
   constexpr int kBits = kSFloats / 2;
-  static_assert(kBits <= 32, "one 32-bit mask per row");
-  const DeviceSlice* row_slices = it.slices(p.work.slices);
-  const int count = it.slice_count();
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    bits[half] = visible_keys<kBits>(row_slices, count, q_row0 + 8 * half, k0, k0 + 8 * (kBits / 2), k0 + 2 * t);
+    int lo, hi;
+    run_mask_pair_row_keys(mask.bounds, mask.rows, mask.bounds2, mask.rows2, tile_row0 + 8 * half, lo, hi);
+    bits[half] = interval_bits<kBits>(2 * t, lo, hi);
   }
 }
 
@@ -430,6 +416,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
   const int g = lane / 4;
   const int t = lane % 4;
   const float scale_log2 = s.scale * kLog2e;
+  const int tile_row0 = warpgroup * 64 + warp * 16 + g;  // the thread's first row within a q tile
   const uint32_t q_smem0 = sm90::smem_u32(smem) + warpgroup * 64 * 128;
   const uint32_t k_smem = sm90::smem_u32(smem + C::kKOffset);
   const uint32_t v_smem = sm90::smem_u32(smem + C::kVOffset);
@@ -452,7 +439,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     ++item_use;
     const SharedItem it{sm90::smem_u32(&bars->slot[slot])};  // the consumers' until the item's epilogue is done
     if (it.linear() >= a.total_items) break;
-    const int q_row0 = it.q_tile() * C::kBlockQ + warpgroup * 64 + warp * 16 + g;
+    const int q_row0 = it.q_tile() * C::kBlockQ + tile_row0;
 
 #pragma unroll
     for (int i = 0; i < C::kOFloats; ++i) o[i] = 0.f;
@@ -466,18 +453,18 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       if (!C::kOStagedInQ) sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
       // The mask bits of a partial tile, looked up while its S is computed (all ones on full tiles).
-      auto tile_bits = [&](const TileCursor& c, uint32_t (&bits)[2]) {
+      auto tile_bits = [&](const TileCursor<true>& c, uint32_t (&bits)[2]) {
         bits[0] = bits[1] = 0xffffffffu;
-        if (c.partial) partial_tile_bits<C::kSFloats>(bits, p, it, q_row0, c.tile * C::kBlockK, t);
+        if (c.partial) run_mask_bits<C::kSFloats>(bits, c.mask, tile_row0, t);
       };
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
-      auto scores_to_p = [&](const TileCursor& c, const uint32_t (&bits)[2], float (&correction)[2]) {
+      auto scores_to_p = [&](const TileCursor<true>& c, const uint32_t (&bits)[2], float (&correction)[2]) {
         if (c.partial) mask_accumulator(sacc, bits);
         return softmax_update<kLazyRescale<kHeadDim>>(sacc, rows, scale_log2, correction);
       };
       // The first tile has no previous P V; it is peeled so that no wgmma is issued under a condition (ptxas
       // serializes wgmma under control flow it cannot prove uniform).
-      TileCursor c = TileCursor::start(it);
+      TileCursor<true> c = TileCursor<true>::start(it);
       int previous_stage = kv_use % C::kStages;
       {
         sm90::mbar_wait(&bars->k_full[previous_stage], (kv_use / C::kStages) & 1);
@@ -495,9 +482,9 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
         scores_to_p(c, bits, correction);
         to_a_fragments<T>(sacc, pfrag);
         ++kv_use;
-        c.advance(p.work.runs);
+        c.advance(p.work);
       }
-      for (; c.valid(); c.advance(p.work.runs)) {
+      for (; c.valid(); c.advance(p.work)) {
         const int stage = kv_use % C::kStages;
         // Both waits come before the issue: a wait loop between wgmma instructions is divergent control flow to
         // ptxas (V_{j-1} was requested before K_j, so nothing is lost).
