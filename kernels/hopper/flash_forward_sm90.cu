@@ -305,6 +305,15 @@ __device__ __forceinline__ void run_mask_bits(uint32_t (&bits)[2], const DeviceR
   }
 }
 
+// Where the consumers keep a partial run's run mask: in their tile cursor (loaded with the run, made warp-uniform),
+// or at hd 128 nowhere, loaded from the work list where a partial tile needs it (while its S is on the tensor
+// cores). Measured per cycle on an H100 (data/measurements/h100/fwd-run-masks-v2-2026-11-24/variants/): loading it
+// there gave hd 128 +1.4-1.9% on full, causal and masks without partial tiles and +0.4-1.0% on masked ones (its loop
+// state back in the uniform datapath: R2UR 92 -> 65), but cost hd 64, whose softmax is the critical path, 3.1-3.4%
+// on every masked pattern.
+template <int kHeadDim>
+constexpr bool kRunMaskInCursor = kHeadDim != 128;
+
 // Lazy rescale (head dims from 128): a row's running max moves only when a tile's max exceeds it by more than this
 // many powers of two (after scaling): below that the stale max is kept, P stays below 2^8 (bf16/fp16 hold it; the
 // fp32 sum and O do too) and O needs no rescale. Exact: O, the sum and the LSE all refer to the same (stale) max, and
@@ -453,18 +462,25 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       if (!C::kOStagedInQ) sm90::mbar_wait(&bars->q_full[q_buffer], (q_use / C::kQBuffers) & 1);
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
       // The mask bits of a partial tile, looked up while its S is computed (all ones on full tiles).
-      auto tile_bits = [&](const TileCursor<true>& c, uint32_t (&bits)[2]) {
+      using Cursor = TileCursor<kRunMaskInCursor<kHeadDim>>;
+      auto tile_bits = [&](const Cursor& c, uint32_t (&bits)[2]) {
         bits[0] = bits[1] = 0xffffffffu;
-        if (c.partial) run_mask_bits<C::kSFloats>(bits, c.mask, tile_row0, t);
+        if (c.partial) {
+          if constexpr (kRunMaskInCursor<kHeadDim>) {
+            run_mask_bits<C::kSFloats>(bits, c.mask, tile_row0, t);
+          } else {
+            run_mask_bits<C::kSFloats>(bits, p.work.run_masks[c.run], tile_row0, t);
+          }
+        }
       };
       // Scores of one tile -> P fragments; returns the O correction factors and whether the warp must apply them.
-      auto scores_to_p = [&](const TileCursor<true>& c, const uint32_t (&bits)[2], float (&correction)[2]) {
+      auto scores_to_p = [&](const Cursor& c, const uint32_t (&bits)[2], float (&correction)[2]) {
         if (c.partial) mask_accumulator(sacc, bits);
         return softmax_update<kLazyRescale<kHeadDim>>(sacc, rows, scale_log2, correction);
       };
       // The first tile has no previous P V; it is peeled so that no wgmma is issued under a condition (ptxas
       // serializes wgmma under control flow it cannot prove uniform).
-      TileCursor<true> c = TileCursor<true>::start(it);
+      Cursor c = Cursor::start(it);
       int previous_stage = kv_use % C::kStages;
       {
         sm90::mbar_wait(&bars->k_full[previous_stage], (kv_use / C::kStages) & 1);
