@@ -3,7 +3,9 @@
 // forward()/backward() only launch kernels (plus a lazily allocated dQ accumulator).
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "kernels/device_buffer.h"
 #include "kernels/flash_kernels.h"
@@ -82,6 +84,23 @@ FlashArch path_here(PathChoice choice) {
   return path_for(choice, current_device());
 }
 
+// The backward's work list. On the Hopper path its kernel walks the q-tile row's slices on partial tiles or reads
+// run masks, per mask (kBackwardRunMaskSlicesPerPartialTile, flash_work.h); the environment variable
+// LCAB_FLASH_BACKWARD_MASKING=slices|run_masks forces one (the GPU tests run both on every mask).
+FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, int sm_count) {
+  const TileShape shape = flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch);
+  FlashPassWork plain = build_backward_work(problem, shape, sm_count);
+  if (arch != FlashArch::kSm90 || !backward_run_masks_built(problem.head_dim)) return plain;
+  const char* forced = std::getenv("LCAB_FLASH_BACKWARD_MASKING");
+  const std::string choice = forced ? forced : "";
+  LCAB_CHECK(choice.empty() || choice == "slices" || choice == "run_masks",
+             "LCAB_FLASH_BACKWARD_MASKING='" << choice << "'; valid: slices, run_masks (or unset)");
+  const bool run_masks = choice.empty() ? slices_per_partial_tile(plain) >= kBackwardRunMaskSlicesPerPartialTile
+                                        : choice == "run_masks";
+  if (!run_masks) return plain;
+  return build_backward_work(problem, shape, sm_count, /*pair_documents=*/true, BackwardMasking::kRunMasks);
+}
+
 class FlashPlan final : public AttentionPlan {
  public:
   FlashPlan(const AttentionProblem& problem, FlashArch arch, int sm_count)
@@ -91,9 +110,7 @@ class FlashPlan final : public AttentionPlan {
         forward_work_(build_forward_work(
             problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch),
             arch == FlashArch::kSm90 ? ForwardMasking::kRunMasks : ForwardMasking::kSlices)),
-        backward_work_(
-            build_backward_work(problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch),
-                                sm_count)) {
+        backward_work_(build_flash_backward_work(problem, arch, sm_count)) {
     shape_.batch = static_cast<int32_t>(problem.batch);
     shape_.heads = static_cast<int32_t>(problem.heads);
     shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);

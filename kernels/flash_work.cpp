@@ -89,6 +89,60 @@ bool run_mask_sees_any(const DeviceRunMask& mask, TileShape shape) {
   return false;
 }
 
+// The backward's key-major run mask (run_mask.h) of slice `s` on the tile whose first query is q0 and first key k0.
+DeviceRunMask make_key_run_mask(const DeviceSlice& s, int64_t q0, int64_t k0, TileShape shape) {
+  const bool lo_diagonal = s.flags & 1, hi_diagonal = s.flags & 2;
+  // Key k of the slice (local j = k - k_begin) is seen by rows [q_begin + (hi_diagonal ? max(0, j - offset + 1) : 0),
+  // q_begin + (lo_diagonal ? min(rows, j + 1) : rows)): slice_key_rows of flash_common.cuh, relative to (q0, k0).
+  const int64_t lo_at_0 = s.q_begin - q0;
+  const int64_t lo_diagonal_at_0 = hi_diagonal ? s.q_begin - q0 + k0 - s.k_begin - s.diagonal_offset + 1 : -kRunMaskClamp;
+  const int64_t hi_end = s.q_end - q0;
+  const int64_t hi_diagonal_at_0 = lo_diagonal ? s.q_begin - q0 + k0 - s.k_begin + 1 : kRunMaskClamp;
+  const int64_t key_begin = std::clamp<int64_t>(s.k_begin - k0, 0, shape.k);
+  const int64_t key_end = std::clamp<int64_t>(s.k_end - k0, 0, shape.k);
+  DeviceRunMask mask;
+  mask.bounds = static_cast<int32_t>((static_cast<uint32_t>(clamp_bound(lo_at_0)) & 0x3ffu) |
+                                     ((static_cast<uint32_t>(clamp_bound(lo_diagonal_at_0)) & 0x3ffu) << 10) |
+                                     ((static_cast<uint32_t>(clamp_bound(hi_end)) & 0x3ffu) << 20));
+  mask.rows = static_cast<int32_t>((static_cast<uint32_t>(clamp_bound(hi_diagonal_at_0)) & 0x3ffu) |
+                                   (static_cast<uint32_t>(key_begin) << 10) | (static_cast<uint32_t>(key_end) << 19));
+  return mask;
+}
+
+bool key_run_mask_sees_any(const DeviceRunMask& mask, TileShape shape) {
+  for (int c = 0; c < shape.k; ++c) {
+    int lo = 0, hi = 0;
+    flash::run_mask_key_rows(mask.bounds, mask.rows, c, lo, hi);
+    if (std::max(lo, 0) < std::min<int64_t>(hi, shape.q)) return true;
+  }
+  return false;
+}
+
+// The backward's visits of one partial tile (q tile `q_tile` of the q-tile row's slices, k tile `k_tile`): the
+// slices that make some key of it visible to some query, in order, two to a visit where the second's keys all follow
+// the first's (the key-major counterpart of the forward's visits).
+std::vector<DeviceRunMask> key_run_mask_visits(const std::vector<Slice>& slices, const MaskTiling& tiling,
+                                               int64_t q_tile, int64_t k_tile, TileShape shape) {
+  std::vector<DeviceRunMask> visits;
+  const int64_t q0 = q_tile * shape.q, k0 = k_tile * shape.k;
+  for (int32_t n : tiling.row_slices(q_tile)) {
+    const DeviceSlice d = to_device_slice(slices[static_cast<size_t>(n)]);
+    if (d.k_end <= k0 || d.k_begin >= k0 + shape.k) continue;
+    const DeviceRunMask mask = make_key_run_mask(d, q0, k0, shape);
+    if (!key_run_mask_sees_any(mask, shape)) continue;
+    const int key_begin = (mask.rows >> 10) & 0x1ff;
+    auto joins = [&](const DeviceRunMask& v) { return v.rows2 < 0 && ((v.rows >> 19) & 0x1ff) <= key_begin; };
+    auto it = std::find_if(visits.begin(), visits.end(), joins);
+    if (it != visits.end()) {
+      it->bounds2 = mask.bounds;
+      it->rows2 = mask.rows;
+    } else {
+      visits.push_back(mask);
+    }
+  }
+  return visits;
+}
+
 // The runs of q-tile row `row` for ForwardMasking::kRunMasks: whole runs as the tiling has them; every partial tile
 // as single-tile runs, one per visit: the slices of the row that make some key of the tile visible, in row order,
 // two to a visit where the second's rows all follow the first's, otherwise one (slices do not overlap, so the
@@ -244,8 +298,10 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<std::ve
 }  // namespace
 
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
-                                  bool pair_documents) {
+                                  bool pair_documents, BackwardMasking masking) {
   FlashPassWork work = start_work(problem, shape);
+  LCAB_CHECK(masking == BackwardMasking::kSlices || (shape.q <= 128 && shape.k <= 128),
+             "run masks hold tiles of at most 128 x 128 (kRunMaskClamp), not " << shape.q << " x " << shape.k);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
   std::vector<std::vector<perf::KTileSpan>> spans;  // per mask
   for (int32_t m = 0; m < work.num_masks; ++m) {
@@ -262,11 +318,24 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
       }
     }
     const size_t offsets_base = work.run_offsets.size() - 1;
-    for (const auto& entries : column) {
+    for (size_t k_tile = 0; k_tile < column.size(); ++k_tile) {
       const size_t first = work.runs.size();
-      for (int32_t e : entries) {
+      for (int32_t e : column[k_tile]) {
         const int64_t q_tile = e & ~kPartialBit;
-        push_run(work.runs, first, q_tile, q_tile + 1, (e & kPartialBit) != 0);
+        const bool partial = (e & kPartialBit) != 0;
+        if (masking == BackwardMasking::kSlices) {
+          push_run(work.runs, first, q_tile, q_tile + 1, partial);
+        } else if (!partial) {
+          const size_t before = work.runs.size();
+          push_run(work.runs, first, q_tile, q_tile + 1, false);
+          if (work.runs.size() > before) work.run_masks.push_back(DeviceRunMask{});
+        } else {
+          for (const DeviceRunMask& v : key_run_mask_visits(slices, tiling, q_tile, static_cast<int64_t>(k_tile),
+                                                            work.shape)) {
+            work.runs.push_back({to_i32(q_tile), to_i32(q_tile + 1) | kPartialBit});
+            work.run_masks.push_back(v);
+          }
+        }
       }
       work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
     }
@@ -279,6 +348,25 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
   }
   append_cta_items(problem, spans, work, slots, pair_documents);
   return work;
+}
+
+double slices_per_partial_tile(const FlashPassWork& w) {
+  int64_t partial = 0, slices = 0;
+  for (int32_t m = 0; m < w.num_masks; ++m) {
+    for (int32_t k = 0; k < w.outer_tiles; ++k) {
+      const int32_t outer = m * w.outer_tiles + k;
+      for (int32_t n = w.run_offsets[outer]; n < w.run_offsets[outer + 1]; ++n) {
+        const DeviceRun& run = w.runs[static_cast<size_t>(n)];
+        if ((run.end_and_partial & kPartialBit) == 0) continue;
+        for (int32_t q = run.begin; q < (run.end_and_partial & ~kPartialBit); ++q) {
+          const int32_t row = m * w.q_tile_rows + q;
+          slices += w.slice_offsets[row + 1] - w.slice_offsets[row];
+          ++partial;
+        }
+      }
+    }
+  }
+  return partial == 0 ? 0.0 : static_cast<double>(slices) / static_cast<double>(partial);
 }
 
 int32_t forward_kv_heads_per_section(int64_t kv_heads, int64_t seqlen_k, int64_t head_dim, int64_t element_bytes) {

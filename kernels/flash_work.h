@@ -69,7 +69,7 @@ struct FlashPassWork {
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
-  /// Forward with ForwardMasking::kRunMasks only: per run, its run mask (run_mask.h; whole runs: rows -1).
+  /// With ForwardMasking / BackwardMasking::kRunMasks only: per run, its run mask (run_mask.h; whole runs: rows -1).
   std::vector<DeviceRunMask> run_masks;
   std::vector<int32_t> slice_offsets;  ///< [mask][q_tile_rows + 1]: into slices (absolute)
   std::vector<DeviceSlice> slices;     ///< per q-tile row, the slices intersecting it
@@ -111,7 +111,25 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 /// are equally long (96% L2 hits on causal 16K). The pairing and the launch order are perf::backward_launch
 /// (model/perf/backward_pairs.h), pairs made only where the played makespan stays within
 /// perf::kBackwardPairMakespanRatio of the unpaired launch's.
+/// How the backward kernel masks its partial tiles: kSlices walks the q-tile row's slices (the mma.sync path);
+/// kRunMasks (the Hopper path) reads each partial run's key-major run mask (run_mask.h), every partial tile one or
+/// more single-tile visits as in ForwardMasking::kRunMasks (two slices to a visit where their keys do not interleave).
+enum class BackwardMasking { kSlices, kRunMasks };
+
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
-                                  bool pair_documents = true);
+                                  bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices);
+
+/// The Hopper backward has a run-mask kernel at these head dims (hd 256 walks k tiles of 64 and gained nothing).
+constexpr bool backward_run_masks_built(int64_t head_dim) { return head_dim <= 128; }
+/// The Hopper backward takes its run-mask kernel for masks whose partial tiles meet at least this many slices on
+/// average (the walk over them is what run masks save), the slice-walking kernel otherwise: measured per cycle on an
+/// H100 (data/measurements/h100/bwd-run-masks-2026-11-24/), run masks took `block_sparse:block=64` (82 slices per
+/// partial tile at 32K) x8-13, `variable_block_sparse` (22) +52-106% and `share_question` (2.1-2.2) +3-8%, but cost
+/// `causal_document` (1.5) up to 3.8%, the window (1.0) up to 4.1%, and masks without partial tiles 2-6% in the same
+/// kernel (so each has its own). The bound leaves `share_question` and the unmeasured masks near 2 (documents with
+/// a shared prefix or full documents) on the slice walk.
+constexpr double kBackwardRunMaskSlicesPerPartialTile = 2.25;
+/// The mean number of the q-tile row's slices over the partial tiles of a kSlices backward list (0 without any).
+double slices_per_partial_tile(const FlashPassWork& backward_work);
 
 }  // namespace lcab::kernels

@@ -53,6 +53,30 @@ LCAB_RUN_MASK_FN void run_mask_row_keys(int32_t bounds, int32_t rows, int r, int
   if (r < row_begin || r >= row_end) hi = lo;
 }
 
+/// The backward's run masks are key-major (its tiles are walked per key tile, its accumulator rows are keys): key c
+/// (0 <= c < tile keys) of the tile sees the tile's query rows r with
+///     key_begin <= c < key_end  and  max(lo_at_0, lo_diagonal_at_0 + c) <= r < min(hi_end, hi_diagonal_at_0 + c)
+/// packed as bounds = lo_at_0 | lo_diagonal_at_0 << 10 | hi_end << 20 and rows (here: keys) = hi_diagonal_at_0 |
+/// key_begin << 10 | key_end << 19 (absent diagonals: -kRunMaskClamp and +kRunMaskClamp); a second slice's, for the
+/// keys from its key_begin on, in bounds2 / rows2 (rows2 = -1: none). Whole runs: rows = -1.
+LCAB_RUN_MASK_FN void run_mask_key_rows(int32_t bounds, int32_t keys, int c, int& lo, int& hi) {
+  const int key_begin = (keys >> 10) & 0x1ff;
+  const int key_end = (keys >> 19) & 0x1ff;
+  const int lo_at_0 = run_mask_field(bounds, 0);
+  const int lo_diagonal_at_0 = run_mask_field(bounds, 10);
+  const int hi_end = run_mask_field(bounds, 20);
+  const int hi_diagonal_at_0 = run_mask_field(keys, 0);
+  lo = lo_diagonal_at_0 + c > lo_at_0 ? lo_diagonal_at_0 + c : lo_at_0;
+  hi = hi_diagonal_at_0 + c < hi_end ? hi_diagonal_at_0 + c : hi_end;
+  if (c < key_begin || c >= key_end) hi = lo;
+}
+
+LCAB_RUN_MASK_FN void run_mask_pair_key_rows(int32_t bounds, int32_t keys, int32_t bounds2, int32_t keys2, int c,
+                                             int& lo, int& hi) {
+  const bool second = keys2 >= 0 && c >= ((keys2 >> 10) & 0x1ff);
+  run_mask_key_rows(second ? bounds2 : bounds, second ? keys2 : keys, c, lo, hi);
+}
+
 /// The same for a run mask of up to two slices: rows from the second's row_begin on use the second.
 LCAB_RUN_MASK_FN void run_mask_pair_row_keys(int32_t bounds, int32_t rows, int32_t bounds2, int32_t rows2, int r,
                                              int& lo, int& hi) {

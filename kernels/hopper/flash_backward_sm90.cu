@@ -137,11 +137,15 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
 // Walks (q head of the group, q tile) pairs in the order the k tile's `walk` asks: heads outer (the runs once
 // per head) or inner (every head of the group per q tile), q tiles ascending or descending. Producer and consumers
 // walk the same cursor. Every field is warp-uniform.
+template <bool kMasks>
 struct StepCursor {
   int group_head, run, tile, tile_stop, step;
   bool partial, heads_inner;
-  __device__ static StepCursor start(const DeviceRun* runs, const KTile& kt) {
+  DeviceRunMask mask;  ///< the run's (kMasks)
+  const DeviceRunMask* masks;
+  __device__ static StepCursor start(const DeviceRun* runs, const KTile& kt, const DeviceRunMask* masks = nullptr) {
     StepCursor c;
+    c.masks = masks;
     c.group_head = 0;
     c.step = (kt.walk & kWalkDescending) ? -1 : 1;
     c.heads_inner = (kt.walk & kWalkHeadsInner) != 0;
@@ -179,6 +183,13 @@ struct StepCursor {
     const int end_and_partial = warp_uniform(r.end_and_partial);
     const int end = end_and_partial & 0x7fffffff;
     partial = end_and_partial < 0;
+    if constexpr (kMasks) {
+      const DeviceRunMask m = masks[run];
+      mask.bounds = warp_uniform(m.bounds);
+      mask.rows = warp_uniform(m.rows);
+      mask.bounds2 = warp_uniform(m.bounds2);
+      mask.rows2 = warp_uniform(m.rows2);
+    }
     tile = step > 0 ? begin : end - 1;
     tile_stop = step > 0 ? end : begin - 1;
   }
@@ -234,7 +245,7 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
     }
   }
   int use = 0;
-  for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group);
+  for (StepCursor<false> c = StepCursor<false>::start(p.work.runs, kt); c.valid(group);
        c.advance(p.work.runs, kt, group), ++use) {
     const int stage = use % C::kStages;
     const int head = kt.kv_head * group + c.group_head;
@@ -276,7 +287,7 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   }
 }
 
-template <typename T, int kHeadDim>
+template <typename T, int kHeadDim, bool kRunMasks>
 __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                                  BackwardBarriers<Sm90BackwardConfig<kHeadDim>::kStages>* bars, const KTile& kt,
                                  int warpgroup) {
@@ -297,7 +308,8 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   const int key_row0 = C::kSplitColumns ? 0 : warpgroup * 64;
   const uint32_t k_rows = k_smem + key_row0 * 128;
   const uint32_t v_rows = v_smem + key_row0 * 128;
-  const int key0 = kt.k_tile * C::kBlockK + key_row0 + warp * 16 + g;  // the thread's first key
+  const int key_in_tile = key_row0 + warp * 16 + g;  // the thread's first key, within the k tile
+  const int key0 = kt.k_tile * C::kBlockK + key_in_tile;
   const int query0 = C::kSplitColumns ? warpgroup * C::kWarpgroupQueries : 0;
   const int kv_col0 = C::kSplitColumns ? warpgroup * C::kKvCols : 0;  // this warpgroup's columns of dK, dV, dQ
   unsigned char* dq_stage = smem + C::kDqOffset + warpgroup * C::kDqStageBytes;
@@ -323,7 +335,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   if (kt.run_begin < kt.run_end) {
     sm90::mbar_wait(&bars->kv_full, 0);
     int use = 0;
-    for (StepCursor c = StepCursor::start(p.work.runs, kt); c.valid(group);
+    for (StepCursor<kRunMasks> c = StepCursor<kRunMasks>::start(p.work.runs, kt, p.work.run_masks); c.valid(group);
        c.advance(p.work.runs, kt, group), ++use) {
       const int stage = use % C::kStages;
       const int head = kt.kv_head * group + c.group_head;
@@ -356,17 +368,29 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
             sm90::make_desc(do_rows + (ks / 4) * C::kQPanelBytes + offset, 16, 1024), ks > 0);
       }
       sm90::wgmma_commit();
-      // A partial tile's mask bits, looked up while S^T and dP^T are on the tensor cores.
+      // A partial tile's mask bits, computed while S^T and dP^T are on the tensor cores: from its visit's key-major run
+      // mask (kRunMasks, run_mask.h: the thread's keys key_in_tile + 8 r see the tile's queries [lo, hi)), or from the
+      // q-tile row's slices.
       uint32_t bits[2] = {0xffffffffu, 0xffffffffu};
       if (c.partial) {
-        const int slice_row = kt.mask * p.work.q_tile_rows + c.tile;
-        const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
-        const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
+        if constexpr (kRunMasks) {
+          const DeviceRunMask& m = c.mask;
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const int wq0 = q0 + query0;
-          bits[r] = visible_rows<C::kSFloats / 2>(row_slices, count, key0 + 8 * r, wq0, wq0 + C::kWarpgroupQueries,
-                                                  wq0 + 2 * t);
+          for (int r = 0; r < 2; ++r) {
+            int lo, hi;
+            run_mask_pair_key_rows(m.bounds, m.rows, m.bounds2, m.rows2, key_in_tile + 8 * r, lo, hi);
+            bits[r] = interval_bits<C::kSFloats / 2>(query0 + 2 * t, lo, hi);
+          }
+        } else {
+          const int slice_row = kt.mask * p.work.q_tile_rows + c.tile;
+          const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
+          const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const int wq0 = q0 + query0;
+            bits[r] = visible_rows<C::kSFloats / 2>(row_slices, count, key0 + 8 * r, wq0, wq0 + C::kWarpgroupQueries,
+                                                    wq0 + 2 * t);
+          }
         }
       }
       sm90::wgmma_wait<1>();
@@ -546,7 +570,10 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   }
 }
 
-template <typename T, int kHeadDim>
+template <int kHeadDim>
+constexpr bool kBackwardRunMasks = backward_run_masks_built(kHeadDim);
+
+template <typename T, int kHeadDim, bool kRunMasks>
 __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     flash_dkdv_sm90_kernel(const __grid_constant__ Sm90BackwardArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -572,7 +599,7 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     if (threadIdx.x < 32) produce_backward<kHeadDim>(args, smem, bars, kt);
   } else {
     sm90::regs_increase<240>();
-    consume_backward<T, kHeadDim>(args, smem, bars, kt, warpgroup - 1);
+    consume_backward<T, kHeadDim, kRunMasks>(args, smem, bars, kt, warpgroup - 1);
   }
 #endif
 }
@@ -595,8 +622,16 @@ struct LaunchBackwardSm90 {
       args.v_map = sm90::make_token_major_map(params.v, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
       args.dq_map = sm90::make_token_major_map(params.dq_accum, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ,
                                                sm90::MapElement::kFp32);
-      flash_dkdv_sm90_kernel<T, kHeadDim>
-          <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
+      if (params.work.run_masks) {
+        LCAB_CHECK(kBackwardRunMasks<kHeadDim>, "the hd " << kHeadDim << " backward has no run-mask kernel");
+        if constexpr (kBackwardRunMasks<kHeadDim>) {
+          flash_dkdv_sm90_kernel<T, kHeadDim, true>
+              <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
+        }
+      } else {
+        flash_dkdv_sm90_kernel<T, kHeadDim, false>
+            <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
+      }
       LCAB_CUDA_CHECK_LAUNCH();
     }
     launch_backward_postprocess(params, mma_dtype<T>(), kHeadDim, stream);
@@ -606,9 +641,14 @@ struct LaunchBackwardSm90 {
 template <typename T, int kHeadDim>
 struct ConfigureBackwardSm90 {
   static void run() {
-    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_sm90_kernel<T, kHeadDim>,
+    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_sm90_kernel<T, kHeadDim, false>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(Sm90BackwardConfig<kHeadDim>::kSmemBytes)));
+    if constexpr (kBackwardRunMasks<kHeadDim>) {
+      LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_sm90_kernel<T, kHeadDim, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(Sm90BackwardConfig<kHeadDim>::kSmemBytes)));
+    }
   }
 };
 

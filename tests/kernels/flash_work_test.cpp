@@ -468,6 +468,107 @@ TEST(FlashWork, RunMasksVisitEveryVisibleKeyOfAPartialTileOnce) {
   }
 }
 
+// The same for the Hopper backward's key-major run masks (BackwardMasking::kRunMasks): per k tile, every partial q
+// tile's visits make exactly the dense mask's (query, key) pairs of the tile visible, each once, and the k tile's
+// whole and partial q tiles are the plain list's.
+TEST(FlashWork, BackwardRunMasksVisitEveryVisiblePairOfAPartialTileOnce) {
+  struct Case {
+    std::string spec;
+    int64_t seqlen;
+    int64_t head_dim;
+  };
+  const std::vector<Case> cases = {{"sliding_window_causal:window=1000", 3000, 128},
+                                   {"sliding_window:window=300", 2000, 64},
+                                   {"causal", 1000, 256},
+                                   {"causal_document:seed=3", 4000, 128},
+                                   {"share_question:seed=5", 3000, 128},
+                                   {"prefix_lm_document:seed=1,prefix=100", 3000, 64},
+                                   {"global_sliding_window:global=100,window=200", 2500, 128},
+                                   {"causal_blockwise:seed=4", 3000, 128},
+                                   {"variable_block_sparse:seed=2", 2048, 128},
+                                   {"block_sparse:block=64,seed=1", 2048, 128}};
+  for (const Case& c : cases) {
+    const Mask mask = make_mask(c.spec, c.seqlen, 2);
+    const AttentionProblem p = make_problem(mask, 1, 4, 2, c.head_dim, DType::kBf16);
+    const TileShape shape = flash_tile_shape(c.head_dim, DType::kBf16, Pass::kBackward, FlashArch::kSm90);
+    const FlashPassWork w = build_backward_work(p, shape, 132, true, BackwardMasking::kRunMasks);
+    const FlashPassWork plain = build_backward_work(p, shape, 132);
+    ASSERT_EQ(w.run_masks.size(), w.runs.size()) << c.spec;
+    int64_t visits = 0;
+    for (int m = 0; m < w.num_masks; ++m) {
+      const std::vector<uint8_t> dense = mask.dense(m);
+      for (int k_tile = 0; k_tile < w.outer_tiles; ++k_tile) {
+        const int outer = m * w.outer_tiles + k_tile;
+        std::set<int> whole, partial;
+        std::map<int, std::vector<int>> seen;
+        for (int n = w.run_offsets[outer]; n < w.run_offsets[outer + 1]; ++n) {
+          const DeviceRun run = w.runs[n];
+          const DeviceRunMask rm = w.run_masks[n];
+          const int end = run.end_and_partial & kEndMask;
+          if (run.end_and_partial >= 0) {
+            EXPECT_TRUE(rm.rows < 0 && rm.rows2 < 0) << c.spec;
+            for (int tile = run.begin; tile < end; ++tile) whole.insert(tile);
+            continue;
+          }
+          ASSERT_EQ(end - run.begin, 1) << c.spec;
+          ASSERT_GE(rm.rows, 0) << c.spec;
+          ++visits;
+          partial.insert(run.begin);
+          std::vector<int>& counts = seen[run.begin];
+          counts.resize(static_cast<size_t>(shape.q * shape.k));
+          for (int dc = 0; dc < shape.k; ++dc) {
+            int lo = 0, hi = 0;
+            flash::run_mask_pair_key_rows(rm.bounds, rm.rows, rm.bounds2, rm.rows2, dc, lo, hi);
+            for (int dr = std::max(lo, 0); dr < std::min<int>(hi, static_cast<int>(shape.q)); ++dr) {
+              ++counts[static_cast<size_t>(dr * shape.k + dc)];
+            }
+          }
+        }
+        for (const auto& [q_tile, counts] : seen) {
+          EXPECT_EQ(whole.count(q_tile), 0u) << c.spec;
+          for (int dr = 0; dr < shape.q; ++dr) {
+            const int64_t q = static_cast<int64_t>(q_tile) * shape.q + dr;
+            for (int dc = 0; dc < shape.k; ++dc) {
+              const int64_t k = static_cast<int64_t>(k_tile) * shape.k + dc;
+              const int expected = q < c.seqlen && k < c.seqlen && dense[q * c.seqlen + k] != 0 ? 1 : 0;
+              ASSERT_EQ(counts[static_cast<size_t>(dr * shape.k + dc)], expected)
+                  << c.spec << " kv mask " << m << " q " << q << " k " << k << " (q tile " << q_tile << ", k tile "
+                  << k_tile << ")";
+            }
+          }
+        }
+        std::set<int> plain_whole, plain_partial;
+        for (int n = plain.run_offsets[outer]; n < plain.run_offsets[outer + 1]; ++n) {
+          const DeviceRun run = plain.runs[n];
+          for (int tile = run.begin; tile < (run.end_and_partial & kEndMask); ++tile) {
+            (run.end_and_partial < 0 ? plain_partial : plain_whole).insert(tile);
+          }
+        }
+        EXPECT_EQ(whole, plain_whole) << c.spec << " k tile " << k_tile;
+        EXPECT_EQ(partial, plain_partial) << c.spec << " k tile " << k_tile;
+      }
+    }
+    EXPECT_GE(visits, plain.partial_tiles) << c.spec;
+  }
+}
+
+// The statistic that picks the Hopper backward's kernel: block-sparse masks walk many slices per partial tile and
+// take run masks; windows, causal and documents do not; the full mask has no partial tile.
+TEST(FlashWork, SlicesPerPartialTileSeparateBlockSparseFromDocumentsAndWindows) {
+  const auto stat = [](const std::string& spec, int64_t seqlen) {
+    const Mask mask = make_mask(spec, seqlen, 8);
+    const AttentionProblem p = make_problem(mask, 1, 64, 8, 128, DType::kBf16);
+    return slices_per_partial_tile(
+        build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward, FlashArch::kSm90), 132));
+  };
+  EXPECT_EQ(stat("full", 4096), 0.0);
+  EXPECT_DOUBLE_EQ(stat("causal", 4096), 1.0);
+  EXPECT_DOUBLE_EQ(stat("sliding_window_causal", 8192), 1.0);
+  EXPECT_LT(stat("causal_document", 8192), kBackwardRunMaskSlicesPerPartialTile);
+  EXPECT_GE(stat("block_sparse:block=64", 4096), kBackwardRunMaskSlicesPerPartialTile);
+  EXPECT_GE(stat("variable_block_sparse", 4096), kBackwardRunMaskSlicesPerPartialTile);
+}
+
 TEST(FlashWork, ForwardSectionsAreWholeKvHeadDivisorsWhoseKvFitTheBudget) {
   // K and V of one kv head: 2 x seqlen x head dim x 2 bytes; the budget is 8 MiB.
   ASSERT_EQ(kForwardKvSectionBytes, int64_t{8} << 20);
