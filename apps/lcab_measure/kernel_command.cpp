@@ -35,6 +35,10 @@ std::string outcome_text(const Record& r) {
     out.precision(1);
     out << ", " << *r.tflops << " TFLOP/s";
   }
+  if (r.extra.contains("sm_clock_mhz") && r.extra["sm_clock_mhz"].contains("median")) {
+    out.precision(0);
+    out << " at " << r.extra["sm_clock_mhz"]["median"].get<double>() << " MHz";
+  }
   return out.str();
 }
 

@@ -31,14 +31,14 @@ void print_kernel_summary(const std::vector<measure::KernelPoint>& points, const
   }
   for (const auto& [id, record] : results) records[id] = record;
   Table table({"impl", "pass", "mask", "seqlen", "heads", "hd", "dtype", "status", "median ms", "p20 ms", "p80 ms",
-               "TFLOP/s", "kernels", "peak mem"});
+               "TFLOP/s", "SM MHz", "kernels", "peak mem"});
   for (const measure::KernelPoint& p : points) {
     auto it = records.find(key_id(p.key()));
     std::vector<std::string> row = {p.impl, p.pass, p.mask, format_tokens(p.seqlen),
                                     std::to_string(p.heads) + "/" + std::to_string(p.kv_heads),
                                     std::to_string(p.head_dim), p.dtype};
     if (it == records.end()) {
-      row.insert(row.end(), {"not run", "", "", "", "", "", ""});
+      row.insert(row.end(), {"not run", "", "", "", "", "", "", ""});
     } else {
       const Record& r = it->second;
       row.push_back(r.status);
@@ -46,6 +46,9 @@ void print_kernel_summary(const std::vector<measure::KernelPoint>& points, const
       row.push_back(r.time_ms ? format_fixed(r.time_ms->p20, 3) : "");
       row.push_back(r.time_ms ? format_fixed(r.time_ms->p80, 3) : "");
       row.push_back(r.tflops ? format_fixed(*r.tflops, 1) : "");
+      // The SM clock the repetitions ran at (median): two cells of one table compare per cycle (README, *Clocks*).
+      const bool clocked = r.extra.contains("sm_clock_mhz") && r.extra["sm_clock_mhz"].contains("median");
+      row.push_back(clocked ? format_fixed(r.extra["sm_clock_mhz"]["median"].get<double>(), 0) : "");
       row.push_back(r.extra.contains("kernels") ? std::to_string(r.extra["kernels"].size()) : "");
       row.push_back(r.peak_mem_bytes ? format_bytes(static_cast<double>(*r.peak_mem_bytes)) : "");
     }
