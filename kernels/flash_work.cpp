@@ -60,79 +60,79 @@ int32_t clamp_bound(int64_t value) {
   return static_cast<int32_t>(std::clamp<int64_t>(value, -kRunMaskClamp, kRunMaskClamp));
 }
 
+// Three bounds clamped to +-kRunMaskClamp as 10-bit two's complement fields at bits 0, 10 and 20 (run_mask.h).
+uint32_t pack_bounds(int64_t a, int64_t b, int64_t c) {
+  return (static_cast<uint32_t>(clamp_bound(a)) & 0x3ffu) | ((static_cast<uint32_t>(clamp_bound(b)) & 0x3ffu) << 10) |
+         ((static_cast<uint32_t>(clamp_bound(c)) & 0x3ffu) << 20);
+}
+
 void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial);
 
-// The run mask (run_mask.h) of slice `s` on the tile whose first row is q0 and first key k0.
-DeviceRunMask make_run_mask(const DeviceSlice& s, int64_t q0, int64_t k0, TileShape shape) {
+// Which way a run mask runs: the forward's per query row (row-major), the backward's per key (key-major).
+enum class MaskMajor { kRows, kKeys };
+
+// The run mask (run_mask.h) of slice `s` on the tile whose first query is q0 and first key k0.
+DeviceRunMask make_run_mask(const DeviceSlice& s, int64_t q0, int64_t k0, TileShape shape, MaskMajor major) {
   const bool lo_diagonal = s.flags & 1, hi_diagonal = s.flags & 2;
-  const int64_t lo_at_0 = s.k_begin - k0 + (lo_diagonal ? q0 - s.q_begin : 0);
-  const int64_t hi_end = s.k_end - k0;
-  const int64_t hi_diagonal_at_0 = hi_diagonal ? s.k_begin + q0 - s.q_begin + s.diagonal_offset - k0 : kRunMaskClamp;
-  const int64_t row_begin = std::clamp<int64_t>(s.q_begin - q0, 0, shape.q);
-  const int64_t row_end = std::clamp<int64_t>(s.q_end - q0, 0, shape.q);
   DeviceRunMask mask;
-  mask.bounds = static_cast<int32_t>((static_cast<uint32_t>(clamp_bound(lo_at_0)) & 0x3ffu) |
-                                     ((static_cast<uint32_t>(clamp_bound(hi_end)) & 0x3ffu) << 10) |
-                                     ((static_cast<uint32_t>(clamp_bound(hi_diagonal_at_0)) & 0x3ffu) << 20) |
-                                     (lo_diagonal ? 1u << 30 : 0u));
-  mask.rows = static_cast<int32_t>(row_begin | (row_end << 8));
+  if (major == MaskMajor::kRows) {
+    // Row i = q - q_begin sees keys [k_begin + (lo_diagonal ? i : 0), hi_diagonal ? min(k_end, k_begin + i + offset)
+    // : k_end): slice_row_keys of flash_common.cuh, relative to (q0, k0).
+    const int64_t row_begin = std::clamp<int64_t>(s.q_begin - q0, 0, shape.q);
+    const int64_t row_end = std::clamp<int64_t>(s.q_end - q0, 0, shape.q);
+    mask.bounds = static_cast<int32_t>(
+        pack_bounds(s.k_begin - k0 + (lo_diagonal ? q0 - s.q_begin : 0), s.k_end - k0,
+                    hi_diagonal ? s.k_begin + q0 - s.q_begin + s.diagonal_offset - k0 : kRunMaskClamp) |
+        (lo_diagonal ? 1u << 30 : 0u));
+    mask.rows = static_cast<int32_t>(row_begin | (row_end << 8));
+  } else {
+    // Key j = k - k_begin is seen by rows [q_begin + (hi_diagonal ? max(0, j - offset + 1) : 0), q_begin +
+    // (lo_diagonal ? min(rows, j + 1) : rows)): slice_key_rows of flash_common.cuh, relative to (q0, k0).
+    const int64_t key_begin = std::clamp<int64_t>(s.k_begin - k0, 0, shape.k);
+    const int64_t key_end = std::clamp<int64_t>(s.k_end - k0, 0, shape.k);
+    const int64_t diagonal_at_0 = s.q_begin - q0 + k0 - s.k_begin;  // key 0's row on the slice's main diagonal
+    mask.bounds = static_cast<int32_t>(pack_bounds(
+        s.q_begin - q0, hi_diagonal ? diagonal_at_0 - s.diagonal_offset + 1 : -kRunMaskClamp, s.q_end - q0));
+    mask.rows = static_cast<int32_t>(
+        (static_cast<uint32_t>(clamp_bound(lo_diagonal ? diagonal_at_0 + 1 : kRunMaskClamp)) & 0x3ffu) |
+        (static_cast<uint32_t>(key_begin) << 10) | (static_cast<uint32_t>(key_end) << 19));
+  }
   return mask;
 }
 
-// Whether a run mask makes any key of the tile visible to any of its rows.
-bool run_mask_sees_any(const DeviceRunMask& mask, TileShape shape) {
-  for (int r = 0; r < shape.q; ++r) {
+// Whether a run mask (one slice) makes any (query, key) pair of the tile visible.
+bool run_mask_sees_any(const DeviceRunMask& mask, TileShape shape, MaskMajor major) {
+  const bool rows = major == MaskMajor::kRows;
+  for (int n = 0; n < (rows ? shape.q : shape.k); ++n) {
     int lo = 0, hi = 0;
-    flash::run_mask_row_keys(mask.bounds, mask.rows, r, lo, hi);
-    if (std::max(lo, 0) < std::min<int64_t>(hi, shape.k)) return true;
+    if (rows) {
+      flash::run_mask_row_keys(mask.bounds, mask.rows, n, lo, hi);
+    } else {
+      flash::run_mask_key_rows(mask.bounds, mask.rows, n, lo, hi);
+    }
+    if (std::max(lo, 0) < std::min<int64_t>(hi, rows ? shape.k : shape.q)) return true;
   }
   return false;
 }
 
-// The backward's key-major run mask (run_mask.h) of slice `s` on the tile whose first query is q0 and first key k0.
-DeviceRunMask make_key_run_mask(const DeviceSlice& s, int64_t q0, int64_t k0, TileShape shape) {
-  const bool lo_diagonal = s.flags & 1, hi_diagonal = s.flags & 2;
-  // Key k of the slice (local j = k - k_begin) is seen by rows [q_begin + (hi_diagonal ? max(0, j - offset + 1) : 0),
-  // q_begin + (lo_diagonal ? min(rows, j + 1) : rows)): slice_key_rows of flash_common.cuh, relative to (q0, k0).
-  const int64_t lo_at_0 = s.q_begin - q0;
-  const int64_t lo_diagonal_at_0 = hi_diagonal ? s.q_begin - q0 + k0 - s.k_begin - s.diagonal_offset + 1 : -kRunMaskClamp;
-  const int64_t hi_end = s.q_end - q0;
-  const int64_t hi_diagonal_at_0 = lo_diagonal ? s.q_begin - q0 + k0 - s.k_begin + 1 : kRunMaskClamp;
-  const int64_t key_begin = std::clamp<int64_t>(s.k_begin - k0, 0, shape.k);
-  const int64_t key_end = std::clamp<int64_t>(s.k_end - k0, 0, shape.k);
-  DeviceRunMask mask;
-  mask.bounds = static_cast<int32_t>((static_cast<uint32_t>(clamp_bound(lo_at_0)) & 0x3ffu) |
-                                     ((static_cast<uint32_t>(clamp_bound(lo_diagonal_at_0)) & 0x3ffu) << 10) |
-                                     ((static_cast<uint32_t>(clamp_bound(hi_end)) & 0x3ffu) << 20));
-  mask.rows = static_cast<int32_t>((static_cast<uint32_t>(clamp_bound(hi_diagonal_at_0)) & 0x3ffu) |
-                                   (static_cast<uint32_t>(key_begin) << 10) | (static_cast<uint32_t>(key_end) << 19));
-  return mask;
-}
-
-bool key_run_mask_sees_any(const DeviceRunMask& mask, TileShape shape) {
-  for (int c = 0; c < shape.k; ++c) {
-    int lo = 0, hi = 0;
-    flash::run_mask_key_rows(mask.bounds, mask.rows, c, lo, hi);
-    if (std::max(lo, 0) < std::min<int64_t>(hi, shape.q)) return true;
-  }
-  return false;
-}
-
-// The backward's visits of one partial tile (q tile `q_tile` of the q-tile row's slices, k tile `k_tile`): the
-// slices that make some key of it visible to some query, in order, two to a visit where the second's keys all follow
-// the first's (the key-major counterpart of the forward's visits).
-std::vector<DeviceRunMask> key_run_mask_visits(const std::vector<Slice>& slices, const MaskTiling& tiling,
-                                               int64_t q_tile, int64_t k_tile, TileShape shape) {
+// The visits of one partial tile (q tile `q_tile`, whose row's slices the tiling lists, and k tile `k_tile`): the
+// slices that make some pair of it visible, in order, two to a visit where the second's rows (kRows) or keys (kKeys)
+// all follow the first's, otherwise one (slices do not overlap, so the visits of one tile see each visible pair once).
+std::vector<DeviceRunMask> tile_visits(const std::vector<Slice>& slices, const MaskTiling& tiling, int64_t q_tile,
+                                       int64_t k_tile, TileShape shape, MaskMajor major) {
+  // The run mask's first and last row (kRows) or key (kKeys), from its rows word.
+  const bool by_rows = major == MaskMajor::kRows;
+  const auto first = [&](int32_t rows) { return by_rows ? rows & 0xff : (rows >> 10) & 0x1ff; };
+  const auto last = [&](int32_t rows) { return by_rows ? (rows >> 8) & 0x1ff : (rows >> 19) & 0x1ff; };
   std::vector<DeviceRunMask> visits;
   const int64_t q0 = q_tile * shape.q, k0 = k_tile * shape.k;
   for (int32_t n : tiling.row_slices(q_tile)) {
     const DeviceSlice d = to_device_slice(slices[static_cast<size_t>(n)]);
     if (d.k_end <= k0 || d.k_begin >= k0 + shape.k) continue;
-    const DeviceRunMask mask = make_key_run_mask(d, q0, k0, shape);
-    if (!key_run_mask_sees_any(mask, shape)) continue;
-    const int key_begin = (mask.rows >> 10) & 0x1ff;
-    auto joins = [&](const DeviceRunMask& v) { return v.rows2 < 0 && ((v.rows >> 19) & 0x1ff) <= key_begin; };
-    auto it = std::find_if(visits.begin(), visits.end(), joins);
+    const DeviceRunMask mask = make_run_mask(d, q0, k0, shape, major);
+    if (!run_mask_sees_any(mask, shape, major)) continue;
+    auto it = std::find_if(visits.begin(), visits.end(),
+                           [&](const DeviceRunMask& v) { return v.rows2 < 0 && last(v.rows) <= first(mask.rows); });
     if (it != visits.end()) {
       it->bounds2 = mask.bounds;
       it->rows2 = mask.rows;
@@ -144,13 +144,10 @@ std::vector<DeviceRunMask> key_run_mask_visits(const std::vector<Slice>& slices,
 }
 
 // The runs of q-tile row `row` for ForwardMasking::kRunMasks: whole runs as the tiling has them; every partial tile
-// as single-tile runs, one per visit: the slices of the row that make some key of the tile visible, in row order,
-// two to a visit where the second's rows all follow the first's, otherwise one (slices do not overlap, so the
-// visits of one tile see each of its visible keys once).
+// as single-tile runs, one per visit (tile_visits, row-major).
 void append_run_mask_row(const std::vector<Slice>& slices, const MaskTiling& tiling, int64_t row,
                          FlashPassWork& work) {
   const size_t first = work.runs.size();
-  const int64_t q0 = row * work.shape.q;
   for (const TileRun* run = tiling.row_begin(row); run != tiling.row_end(row); ++run) {
     if (!run->partial) {
       const size_t before = work.runs.size();
@@ -159,24 +156,7 @@ void append_run_mask_row(const std::vector<Slice>& slices, const MaskTiling& til
       continue;
     }
     for (int64_t tile = run->k_tile_begin; tile < run->k_tile_end; ++tile) {
-      const int64_t k0 = tile * work.shape.k;
-      std::vector<DeviceRunMask> visits;
-      for (int32_t n : tiling.row_slices(row)) {
-        const DeviceSlice d = to_device_slice(slices[static_cast<size_t>(n)]);
-        if (d.k_end <= k0 || d.k_begin >= k0 + work.shape.k) continue;
-        const DeviceRunMask mask = make_run_mask(d, q0, k0, work.shape);
-        if (!run_mask_sees_any(mask, work.shape)) continue;
-        const int row_begin = mask.rows & 0xff;
-        auto joins = [&](const DeviceRunMask& v) { return v.rows2 < 0 && ((v.rows >> 8) & 0x1ff) <= row_begin; };
-        auto it = std::find_if(visits.begin(), visits.end(), joins);
-        if (it != visits.end()) {
-          it->bounds2 = mask.bounds;
-          it->rows2 = mask.rows;
-        } else {
-          visits.push_back(mask);
-        }
-      }
-      for (const DeviceRunMask& v : visits) {
+      for (const DeviceRunMask& v : tile_visits(slices, tiling, row, tile, work.shape, MaskMajor::kRows)) {
         work.runs.push_back({to_i32(tile), to_i32(tile + 1) | kPartialBit});
         work.run_masks.push_back(v);
       }
@@ -330,8 +310,8 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
           push_run(work.runs, first, q_tile, q_tile + 1, false);
           if (work.runs.size() > before) work.run_masks.push_back(DeviceRunMask{});
         } else {
-          for (const DeviceRunMask& v : key_run_mask_visits(slices, tiling, q_tile, static_cast<int64_t>(k_tile),
-                                                            work.shape)) {
+          for (const DeviceRunMask& v : tile_visits(slices, tiling, q_tile, static_cast<int64_t>(k_tile), work.shape,
+                                                    MaskMajor::kKeys)) {
             work.runs.push_back({to_i32(q_tile), to_i32(q_tile + 1) | kPartialBit});
             work.run_masks.push_back(v);
           }

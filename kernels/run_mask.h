@@ -18,7 +18,8 @@
 namespace lcab::kernels {
 
 struct DeviceRunMask {
-  int32_t bounds = 0;   ///< lo_at_0 | hi_end << 10 | hi_diagonal_at_0 << 20 (10-bit two's complement) | lo_diagonal << 30
+  /// lo_at_0 | hi_end << 10 | hi_diagonal_at_0 << 20 (10-bit two's complement) | lo_diagonal << 30
+  int32_t bounds = 0;
   int32_t rows = -1;    ///< row_begin | row_end << 8; -1 on whole runs (no mask)
   int32_t bounds2 = 0;  ///< a second slice's, for the rows from its row_begin on (rows2 >= 0); its rows all follow
   int32_t rows2 = -1;   ///< the first slice's (row_begin2 >= row_end); -1: none

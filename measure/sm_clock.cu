@@ -37,7 +37,8 @@ SmClockProbe::SmClockProbe(int max_marks) : max_marks_(max_marks) {
 
 int SmClockProbe::mark(cudaStream_t stream) {
   LCAB_CHECK(marks_ < max_marks_, "the SM clock probe has room for " << max_marks_ << " markers");
-  sm_clock_marker_kernel<<<blocks_, 32, 0, stream>>>(samples_.as<SmClockSample>() + static_cast<size_t>(marks_) * blocks_);
+  SmClockSample* samples = samples_.as<SmClockSample>() + static_cast<size_t>(marks_) * blocks_;
+  sm_clock_marker_kernel<<<blocks_, 32, 0, stream>>>(samples);
   LCAB_CUDA_CHECK(cudaGetLastError());
   return marks_++;
 }

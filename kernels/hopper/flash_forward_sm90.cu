@@ -4,15 +4,16 @@
 //   - the producer warpgroup: its second warp (the scheduler) takes work items from a global counter in the order
 //     of the host work list (costliest q-tile rows first, so document and window masks balance over the SMs) within
 //     sections of q heads whose K and V stay in L2 (forward_kv_heads_per_section, flash_work.h), decodes each into
-//     one of two item slots in shared memory while the consumers work on the other's; its thread 0 (the loader) streams each item's Q tile (two buffers, so the next item's Q arrives
-//     early) and its K and V tiles (the row's runs; masked-out tiles are never loaded) with TMA into kStages-deep
-//     rings, K and V with their own full/empty mbarriers: K_j is released as soon as S_j is computed, V_j once
-//     P_j V_j is;
+//     one of two item slots in shared memory while the consumers work on the other's; its thread 0 (the loader)
+//     streams each item's Q tile (two buffers, so the next item's Q arrives early) and its K and V tiles (the row's
+//     runs; masked-out tiles are never loaded) with TMA into kStages-deep rings, K and V with their own full/empty
+//     mbarriers: K_j is released as soon as S_j is computed, V_j once P_j V_j is;
 //   - two consumer warpgroups own 64 query rows each of the 128-row tile: S = Q K^T with wgmma from shared memory,
-//     in-tile masking only for partial tiles (from each partial run's run mask, run_mask.h), online softmax in fp32 (exp2, scale folded in), then O += P V with P
-//     taken from registers (the accumulator fragment is the A fragment) and V from shared memory (transposed
-//     operand). A consumer releases a stage once its P V has completed. The two warpgroups alternate their
-//     tensor-core phases (named barriers), so one's softmax runs while the other's matrix products do.
+//     in-tile masking only for partial tiles (from each partial run's run mask, run_mask.h), online softmax in fp32
+//     (exp2, scale folded in), then O += P V with P taken from registers (the accumulator fragment is the A
+//     fragment) and V from shared memory (transposed operand). A consumer releases a stage once its P V has
+//     completed. The two warpgroups alternate their tensor-core phases (named barriers), so one's softmax runs while
+//     the other's matrix products do.
 // Registers are rebalanced with setmaxnreg: the producer keeps 40 per thread, the consumers get 232.
 // Head dim 256 streams 64 keys per step (O alone takes 128 registers per thread) and has one Q buffer, which the
 // epilogue reuses as O's staging (two Q buffers, the K/V rings and a staging buffer would exceed shared memory):

@@ -448,7 +448,8 @@ TEST(FlashWork, RunMasksVisitEveryVisibleKeyOfAPartialTileOnce) {
               const int64_t k = static_cast<int64_t>(tile) * shape.k + dc;
               const int expected = q < c.seqlen && k < c.seqlen && dense[q * c.seqlen + k] != 0 ? 1 : 0;
               ASSERT_EQ(counts[static_cast<size_t>(dr * shape.k + dc)], expected)
-                  << c.spec << " kv mask " << m << " q " << q << " k " << k << " (row " << r << ", tile " << tile << ")";
+                  << c.spec << " kv mask " << m << " q " << q << " k " << k << " (row " << r << ", tile " << tile
+                  << ")";
             }
           }
         }

@@ -40,7 +40,8 @@ TEST(SmClockStats, NothingInCommonGivesNoClock) {
 }
 
 TEST(SmClockStats, MarkerNameIsRecognized) {
-  EXPECT_TRUE(is_sm_clock_marker("lcab::measure::(anonymous namespace)::sm_clock_marker_kernel(lcab::measure::SmClockSample*)"));
+  EXPECT_TRUE(is_sm_clock_marker(
+      "lcab::measure::(anonymous namespace)::sm_clock_marker_kernel(lcab::measure::SmClockSample*)"));
   EXPECT_FALSE(is_sm_clock_marker("busy_kernel(unsigned long, int*)"));
 }
 
