@@ -157,8 +157,8 @@ __device__ __forceinline__ Item decode_item(const ForwardParams& p, int linear) 
   return it;
 }
 
-// Walks the inner tiles of an item's runs; every field is warp-uniform. The consumers' cursor also carries each
-// run's run mask (run_mask.h; kMasks), the loader's does not.
+// Walks the inner tiles of an item's runs; every field is warp-uniform. With kMasks it also carries each run's run
+// mask (run_mask.h): the consumers' cursor where kRunMaskInCursor (hd 64 and 256), not the loader's.
 template <bool kMasks>
 struct TileCursor {
   int run, run_end, tile, tile_end;
