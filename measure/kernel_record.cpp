@@ -13,6 +13,17 @@ double attention_flops(const std::string& pass, double area, int64_t batch, int6
   return 2.5 * forward;
 }
 
+nlohmann::json sm_clock_field(const std::vector<double>& clocks_mhz) {
+  const TimeStatsMs clock = summarize_times(clocks_mhz);
+  return {{"median", clock.median}, {"p20", clock.p20}, {"p80", clock.p80}};
+}
+
+std::optional<double> record_sm_clock_mhz(const Record& record) {
+  const auto field = record.extra.find("sm_clock_mhz");
+  if (field == record.extra.end() || !field->is_object() || !field->contains("median")) return std::nullopt;
+  return (*field)["median"].get<double>();
+}
+
 Record make_kernel_record(const KernelPoint& point, const KernelMeasurement& measurement, const DeviceInfo& device,
                           const nlohmann::json& meta) {
   Record record;
@@ -38,10 +49,7 @@ Record make_kernel_record(const KernelPoint& point, const KernelMeasurement& mea
   if (record.flops && record.time_ms->median > 0) record.tflops = *record.flops / (record.time_ms->median * 1e-3) / 1e12;
   record.extra["reps"] = measurement.region_ms.size();
   record.extra["warmup"] = measurement.warmup;
-  if (!measurement.sm_clock_mhz.empty()) {
-    const TimeStatsMs clock = summarize_times(measurement.sm_clock_mhz);
-    record.extra["sm_clock_mhz"] = {{"median", clock.median}, {"p20", clock.p20}, {"p80", clock.p80}};
-  }
+  if (!measurement.sm_clock_mhz.empty()) record.extra["sm_clock_mhz"] = sm_clock_field(measurement.sm_clock_mhz);
   if (measurement.kernels) {
     const RegionKernels& k = *measurement.kernels;
     nlohmann::json kernels = nlohmann::json::array();

@@ -38,4 +38,9 @@ struct KernelMeasurement {
 Record make_kernel_record(const KernelPoint& point, const KernelMeasurement& measurement, const DeviceInfo& device,
                           const nlohmann::json& meta);
 
+/// Records' `sm_clock_mhz` field: median, p20 and p80 of the repetitions' SM clocks (MHz; `clocks` not empty).
+nlohmann::json sm_clock_field(const std::vector<double>& clocks_mhz);
+/// A record's median SM clock (MHz), where the record has one.
+std::optional<double> record_sm_clock_mhz(const Record& record);
+
 }  // namespace lcab::measure

@@ -23,6 +23,7 @@
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "measure/device_info.h"
+#include "measure/kernel_record.h"
 #include "measure/sm_clock.h"
 #include "measure/time_stats.h"
 #include "model/error.h"
@@ -226,8 +227,7 @@ int run(int argc, char** argv) {
                   const PassTiming timing = time_pass(*plan, *tensors, backward, warmup, iters);
                   record.time_ms = timing.time_ms;
                   if (!timing.sm_clock_mhz.empty()) {
-                    const lcab::TimeStatsMs mhz = lcab::measure::summarize_times(timing.sm_clock_mhz);
-                    record.extra["sm_clock_mhz"] = {{"median", mhz.median}, {"p20", mhz.p20}, {"p80", mhz.p80}};
+                    record.extra["sm_clock_mhz"] = lcab::measure::sm_clock_field(timing.sm_clock_mhz);
                   }
                   record.tflops = flops / (record.time_ms->median * 1e-3) / 1e12;
                   size_t free_bytes = 0, total_bytes = 0;
@@ -242,7 +242,7 @@ int run(int argc, char** argv) {
                 }
               }
               const double clock_mhz =
-                  record.extra.contains("sm_clock_mhz") ? record.extra["sm_clock_mhz"]["median"].get<double>() : 0.0;
+                  lcab::measure::record_sm_clock_mhz(record).value_or(0.0);
               std::printf("| %s | %s | %s | %lld | %lld/%lld hd%lld | %.3f | %.1f | %.0f | %s |\n", impl_name.c_str(),
                           pass.c_str(), spec.c_str(), static_cast<long long>(seqlen), static_cast<long long>(heads),
                           static_cast<long long>(kv_heads), static_cast<long long>(head_dim),

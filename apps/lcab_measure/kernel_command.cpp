@@ -35,9 +35,9 @@ std::string outcome_text(const Record& r) {
     out.precision(1);
     out << ", " << *r.tflops << " TFLOP/s";
   }
-  if (r.extra.contains("sm_clock_mhz") && r.extra["sm_clock_mhz"].contains("median")) {
+  if (const std::optional<double> mhz = measure::record_sm_clock_mhz(r)) {
     out.precision(0);
-    out << " at " << r.extra["sm_clock_mhz"]["median"].get<double>() << " MHz";
+    out << " at " << *mhz << " MHz";
   }
   return out.str();
 }

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "measure/kernel_record.h"
 #include "model/cli_values.h"
 #include "model/error.h"
 
@@ -47,8 +48,8 @@ void print_kernel_summary(const std::vector<measure::KernelPoint>& points, const
       row.push_back(r.time_ms ? format_fixed(r.time_ms->p80, 3) : "");
       row.push_back(r.tflops ? format_fixed(*r.tflops, 1) : "");
       // The SM clock the repetitions ran at (median): two cells of one table compare per cycle (README, *Clocks*).
-      const bool clocked = r.extra.contains("sm_clock_mhz") && r.extra["sm_clock_mhz"].contains("median");
-      row.push_back(clocked ? format_fixed(r.extra["sm_clock_mhz"]["median"].get<double>(), 0) : "");
+      const std::optional<double> mhz = measure::record_sm_clock_mhz(r);
+      row.push_back(mhz ? format_fixed(*mhz, 0) : "");
       row.push_back(r.extra.contains("kernels") ? std::to_string(r.extra["kernels"].size()) : "");
       row.push_back(r.peak_mem_bytes ? format_bytes(static_cast<double>(*r.peak_mem_bytes)) : "");
     }

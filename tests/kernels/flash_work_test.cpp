@@ -380,176 +380,131 @@ TEST(FlashWork, RowSlicesHoldExactlyTheSlicesIntersectingEachRow) {
   }
 }
 
-// The Hopper forward's run masks (ForwardMasking::kRunMasks): every partial run is one tile with a run mask, and the
-// visits of each (q-tile row, tile) together make exactly the mask's visible keys of that tile visible, each once
-// (against the dense mask, key by key), for masks and lengths that put slices' edges, documents, blocks and S's end
-// inside tiles, at both Hopper tile shapes (128 x 128; 128 x 64 at hd 256). Whole runs and the tiles they cover
-// are the tiling's, as with kSlices.
+// Checks a run-mask work list (`w`, ForwardMasking / BackwardMasking::kRunMasks) against the same pass's kSlices list
+// (`plain`) and the dense mask: per outer tile (forward: q-tile row; backward: k tile) every partial run is one inner
+// tile with a run mask whose visits together make exactly the mask's visible (query, key) pairs of that tile visible,
+// each once, and the outer tile's whole and partial inner tiles are the plain list's. Returns the number of visits.
+int64_t check_run_mask_visits(const FlashPassWork& w, const FlashPassWork& plain, const Mask& mask, int64_t seqlen,
+                              const std::string& spec, bool key_major) {
+  const TileShape shape = w.shape;
+  EXPECT_EQ(w.run_masks.size(), w.runs.size()) << spec;
+  EXPECT_TRUE(plain.run_masks.empty()) << spec;
+  int64_t visits = 0;
+  for (int m = 0; m < w.num_masks; ++m) {
+    const std::vector<uint8_t> dense = mask.dense(m);
+    for (int outer_tile = 0; outer_tile < w.outer_tiles; ++outer_tile) {
+      const int outer = m * w.outer_tiles + outer_tile;
+      std::set<int> whole, partial;
+      std::map<int, std::vector<int>> seen;  // partial inner tile -> how often each (query, key) of it was visible
+      for (int n = w.run_offsets[outer]; n < w.run_offsets[outer + 1]; ++n) {
+        const DeviceRun run = w.runs[n];
+        const DeviceRunMask rm = w.run_masks[n];
+        const int end = run.end_and_partial & kEndMask;
+        if (run.end_and_partial >= 0) {
+          EXPECT_TRUE(rm.rows < 0 && rm.rows2 < 0) << spec << ": a whole run has a run mask";
+          for (int tile = run.begin; tile < end; ++tile) whole.insert(tile);
+          continue;
+        }
+        EXPECT_EQ(end - run.begin, 1) << spec << ": a partial run of several tiles";
+        EXPECT_GE(rm.rows, 0) << spec << ": a partial run without a run mask";
+        if (end - run.begin != 1 || rm.rows < 0) return visits;
+        ++visits;
+        partial.insert(run.begin);
+        std::vector<int>& counts = seen[run.begin];
+        counts.resize(static_cast<size_t>(shape.q * shape.k));
+        // Forward: row r sees keys [lo, hi); backward: key c is seen by rows [lo, hi).
+        for (int n_line = 0; n_line < (key_major ? shape.k : shape.q); ++n_line) {
+          int lo = 0, hi = 0;
+          if (key_major) {
+            flash::run_mask_pair_key_rows(rm.bounds, rm.rows, rm.bounds2, rm.rows2, n_line, lo, hi);
+          } else {
+            flash::run_mask_pair_row_keys(rm.bounds, rm.rows, rm.bounds2, rm.rows2, n_line, lo, hi);
+          }
+          const int limit = static_cast<int>(key_major ? shape.q : shape.k);
+          for (int x = std::max(lo, 0); x < std::min(hi, limit); ++x) {
+            const int dr = key_major ? x : n_line, dc = key_major ? n_line : x;
+            ++counts[static_cast<size_t>(dr * shape.k + dc)];
+          }
+        }
+      }
+      for (const auto& [tile, counts] : seen) {
+        EXPECT_EQ(whole.count(tile), 0u) << spec << ": tile " << tile << " both whole and partial";
+        const int q_tile = key_major ? tile : outer_tile, k_tile = key_major ? outer_tile : tile;
+        for (int dr = 0; dr < shape.q; ++dr) {
+          const int64_t q = static_cast<int64_t>(q_tile) * shape.q + dr;
+          for (int dc = 0; dc < shape.k; ++dc) {
+            const int64_t k = static_cast<int64_t>(k_tile) * shape.k + dc;
+            const int expected = q < seqlen && k < seqlen && dense[q * seqlen + k] != 0 ? 1 : 0;
+            if (counts[static_cast<size_t>(dr * shape.k + dc)] != expected) {
+              ADD_FAILURE() << spec << " kv mask " << m << " q " << q << " k " << k << " seen "
+                            << counts[static_cast<size_t>(dr * shape.k + dc)] << " times, expected " << expected;
+              return visits;
+            }
+          }
+        }
+      }
+      std::set<int> plain_whole, plain_partial;
+      for (int n = plain.run_offsets[outer]; n < plain.run_offsets[outer + 1]; ++n) {
+        const DeviceRun run = plain.runs[n];
+        for (int tile = run.begin; tile < (run.end_and_partial & kEndMask); ++tile) {
+          (run.end_and_partial < 0 ? plain_partial : plain_whole).insert(tile);
+        }
+      }
+      EXPECT_EQ(whole, plain_whole) << spec << " outer tile " << outer_tile;
+      EXPECT_EQ(partial, plain_partial) << spec << " outer tile " << outer_tile;
+    }
+  }
+  EXPECT_GE(visits, plain.partial_tiles) << spec;  // a tile is dropped only when it shows no pair (none here)
+  return visits;
+}
+
+struct RunMaskCase {
+  std::string spec;
+  int64_t seqlen;
+  int64_t head_dim;
+};
+
+// The Hopper forward's run masks (ForwardMasking::kRunMasks), for masks and lengths that put slices' edges,
+// documents, blocks and S's end inside tiles, at both Hopper tile shapes (128 x 128; 128 x 64 at hd 256).
 TEST(FlashWork, RunMasksVisitEveryVisibleKeyOfAPartialTileOnce) {
-  struct Case {
-    std::string spec;
-    int64_t seqlen;
-    int64_t head_dim;
-  };
-  const std::vector<Case> cases = {{"sliding_window_causal:window=1000", 3000, 128},
-                                   {"sliding_window_causal:window=1024", 4096, 64},
-                                   {"sliding_window:window=300", 2000, 128},
-                                   {"causal", 1000, 256},
-                                   {"causal", 1000, 64},
-                                   {"causal_document:seed=3", 4000, 128},
-                                   {"share_question:seed=5", 3000, 128},
-                                   {"prefix_lm_document:seed=1,prefix=100", 3000, 64},
-                                   {"global_sliding_window:global=100,window=200", 2500, 128},
-                                   {"block_causal_document:block=200", 3000, 256},
-                                   {"variable_block_sparse:seed=2", 2048, 128}};
-  for (const Case& c : cases) {
+  const std::vector<RunMaskCase> cases = {{"sliding_window_causal:window=1000", 3000, 128},
+                                          {"sliding_window_causal:window=1024", 4096, 64},
+                                          {"sliding_window:window=300", 2000, 128},
+                                          {"causal", 1000, 256},
+                                          {"causal", 1000, 64},
+                                          {"causal_document:seed=3", 4000, 128},
+                                          {"share_question:seed=5", 3000, 128},
+                                          {"prefix_lm_document:seed=1,prefix=100", 3000, 64},
+                                          {"global_sliding_window:global=100,window=200", 2500, 128},
+                                          {"block_causal_document:block=200", 3000, 256},
+                                          {"variable_block_sparse:seed=2", 2048, 128}};
+  for (const RunMaskCase& c : cases) {
     const Mask mask = make_mask(c.spec, c.seqlen, 2);
     const AttentionProblem p = make_problem(mask, 1, 4, 2, c.head_dim, DType::kBf16);
     const TileShape shape = flash_tile_shape(c.head_dim, DType::kBf16, Pass::kForward, FlashArch::kSm90);
-    const FlashPassWork w = build_forward_work(p, shape, ForwardMasking::kRunMasks);
-    const FlashPassWork plain = build_forward_work(p, shape);
-    ASSERT_EQ(w.run_masks.size(), w.runs.size()) << c.spec;
-    EXPECT_TRUE(plain.run_masks.empty()) << c.spec;
-    int64_t visits = 0;
-    for (int m = 0; m < w.num_masks; ++m) {
-      const std::vector<uint8_t> dense = mask.dense(m);
-      for (int r = 0; r < w.q_tile_rows; ++r) {
-        const int row_index = m * w.outer_tiles + r;
-        std::set<int> whole, partial;  // tiles of the row
-        std::map<int, std::vector<int>> seen;  // partial tile -> how often each (row, key) of it was visible
-        for (int n = w.run_offsets[row_index]; n < w.run_offsets[row_index + 1]; ++n) {
-          const DeviceRun run = w.runs[n];
-          const DeviceRunMask rm = w.run_masks[n];
-          const int end = run.end_and_partial & kEndMask;
-          if (run.end_and_partial >= 0) {
-            EXPECT_TRUE(rm.rows < 0 && rm.rows2 < 0) << c.spec << ": a whole run has a run mask";
-            for (int tile = run.begin; tile < end; ++tile) whole.insert(tile);
-            continue;
-          }
-          ASSERT_EQ(end - run.begin, 1) << c.spec << ": a partial run of several tiles";
-          ASSERT_GE(rm.rows, 0) << c.spec << ": a partial run without a run mask";
-          ++visits;
-          partial.insert(run.begin);
-          std::vector<int>& counts = seen[run.begin];
-          counts.resize(static_cast<size_t>(shape.q * shape.k));
-          for (int dr = 0; dr < shape.q; ++dr) {
-            int lo = 0, hi = 0;
-            flash::run_mask_pair_row_keys(rm.bounds, rm.rows, rm.bounds2, rm.rows2, dr, lo, hi);
-            for (int dc = std::max(lo, 0); dc < std::min<int>(hi, static_cast<int>(shape.k)); ++dc) {
-              ++counts[static_cast<size_t>(dr * shape.k + dc)];
-            }
-          }
-        }
-        for (const auto& [tile, counts] : seen) {
-          EXPECT_EQ(whole.count(tile), 0u) << c.spec << ": tile " << tile << " both whole and partial";
-          for (int dr = 0; dr < shape.q; ++dr) {
-            const int64_t q = static_cast<int64_t>(r) * shape.q + dr;
-            for (int dc = 0; dc < shape.k; ++dc) {
-              const int64_t k = static_cast<int64_t>(tile) * shape.k + dc;
-              const int expected = q < c.seqlen && k < c.seqlen && dense[q * c.seqlen + k] != 0 ? 1 : 0;
-              ASSERT_EQ(counts[static_cast<size_t>(dr * shape.k + dc)], expected)
-                  << c.spec << " kv mask " << m << " q " << q << " k " << k << " (row " << r << ", tile " << tile
-                  << ")";
-            }
-          }
-        }
-        // The tiles the row touches are the plain list's, whole and partial alike.
-        std::set<int> plain_whole, plain_partial;
-        for (int n = plain.run_offsets[row_index]; n < plain.run_offsets[row_index + 1]; ++n) {
-          const DeviceRun run = plain.runs[n];
-          for (int tile = run.begin; tile < (run.end_and_partial & kEndMask); ++tile) {
-            (run.end_and_partial < 0 ? plain_partial : plain_whole).insert(tile);
-          }
-        }
-        EXPECT_EQ(whole, plain_whole) << c.spec << " row " << r;
-        for (int tile : partial) EXPECT_EQ(plain_partial.count(tile), 1u) << c.spec << " row " << r;
-      }
-    }
-    EXPECT_GE(visits, plain.partial_tiles) << c.spec;  // a tile is dropped only when it shows no key (none here)
+    check_run_mask_visits(build_forward_work(p, shape, ForwardMasking::kRunMasks), build_forward_work(p, shape), mask,
+                          c.seqlen, c.spec, /*key_major=*/false);
   }
 }
 
-// The same for the Hopper backward's key-major run masks (BackwardMasking::kRunMasks): per k tile, every partial q
-// tile's visits make exactly the dense mask's (query, key) pairs of the tile visible, each once, and the k tile's
-// whole and partial q tiles are the plain list's.
+// The same for the Hopper backward's key-major run masks (BackwardMasking::kRunMasks).
 TEST(FlashWork, BackwardRunMasksVisitEveryVisiblePairOfAPartialTileOnce) {
-  struct Case {
-    std::string spec;
-    int64_t seqlen;
-    int64_t head_dim;
-  };
-  const std::vector<Case> cases = {{"sliding_window_causal:window=1000", 3000, 128},
-                                   {"sliding_window:window=300", 2000, 64},
-                                   {"causal", 1000, 256},
-                                   {"causal_document:seed=3", 4000, 128},
-                                   {"share_question:seed=5", 3000, 128},
-                                   {"prefix_lm_document:seed=1,prefix=100", 3000, 64},
-                                   {"global_sliding_window:global=100,window=200", 2500, 128},
-                                   {"causal_blockwise:seed=4", 3000, 128},
-                                   {"variable_block_sparse:seed=2", 2048, 128},
-                                   {"block_sparse:block=64,seed=1", 2048, 128}};
-  for (const Case& c : cases) {
+  const std::vector<RunMaskCase> cases = {{"sliding_window_causal:window=1000", 3000, 128},
+                                          {"sliding_window:window=300", 2000, 64},
+                                          {"causal", 1000, 256},
+                                          {"causal_document:seed=3", 4000, 128},
+                                          {"share_question:seed=5", 3000, 128},
+                                          {"prefix_lm_document:seed=1,prefix=100", 3000, 64},
+                                          {"global_sliding_window:global=100,window=200", 2500, 128},
+                                          {"causal_blockwise:seed=4", 3000, 128},
+                                          {"variable_block_sparse:seed=2", 2048, 128},
+                                          {"block_sparse:block=64,seed=1", 2048, 128}};
+  for (const RunMaskCase& c : cases) {
     const Mask mask = make_mask(c.spec, c.seqlen, 2);
     const AttentionProblem p = make_problem(mask, 1, 4, 2, c.head_dim, DType::kBf16);
     const TileShape shape = flash_tile_shape(c.head_dim, DType::kBf16, Pass::kBackward, FlashArch::kSm90);
-    const FlashPassWork w = build_backward_work(p, shape, 132, true, BackwardMasking::kRunMasks);
-    const FlashPassWork plain = build_backward_work(p, shape, 132);
-    ASSERT_EQ(w.run_masks.size(), w.runs.size()) << c.spec;
-    int64_t visits = 0;
-    for (int m = 0; m < w.num_masks; ++m) {
-      const std::vector<uint8_t> dense = mask.dense(m);
-      for (int k_tile = 0; k_tile < w.outer_tiles; ++k_tile) {
-        const int outer = m * w.outer_tiles + k_tile;
-        std::set<int> whole, partial;
-        std::map<int, std::vector<int>> seen;
-        for (int n = w.run_offsets[outer]; n < w.run_offsets[outer + 1]; ++n) {
-          const DeviceRun run = w.runs[n];
-          const DeviceRunMask rm = w.run_masks[n];
-          const int end = run.end_and_partial & kEndMask;
-          if (run.end_and_partial >= 0) {
-            EXPECT_TRUE(rm.rows < 0 && rm.rows2 < 0) << c.spec;
-            for (int tile = run.begin; tile < end; ++tile) whole.insert(tile);
-            continue;
-          }
-          ASSERT_EQ(end - run.begin, 1) << c.spec;
-          ASSERT_GE(rm.rows, 0) << c.spec;
-          ++visits;
-          partial.insert(run.begin);
-          std::vector<int>& counts = seen[run.begin];
-          counts.resize(static_cast<size_t>(shape.q * shape.k));
-          for (int dc = 0; dc < shape.k; ++dc) {
-            int lo = 0, hi = 0;
-            flash::run_mask_pair_key_rows(rm.bounds, rm.rows, rm.bounds2, rm.rows2, dc, lo, hi);
-            for (int dr = std::max(lo, 0); dr < std::min<int>(hi, static_cast<int>(shape.q)); ++dr) {
-              ++counts[static_cast<size_t>(dr * shape.k + dc)];
-            }
-          }
-        }
-        for (const auto& [q_tile, counts] : seen) {
-          EXPECT_EQ(whole.count(q_tile), 0u) << c.spec;
-          for (int dr = 0; dr < shape.q; ++dr) {
-            const int64_t q = static_cast<int64_t>(q_tile) * shape.q + dr;
-            for (int dc = 0; dc < shape.k; ++dc) {
-              const int64_t k = static_cast<int64_t>(k_tile) * shape.k + dc;
-              const int expected = q < c.seqlen && k < c.seqlen && dense[q * c.seqlen + k] != 0 ? 1 : 0;
-              ASSERT_EQ(counts[static_cast<size_t>(dr * shape.k + dc)], expected)
-                  << c.spec << " kv mask " << m << " q " << q << " k " << k << " (q tile " << q_tile << ", k tile "
-                  << k_tile << ")";
-            }
-          }
-        }
-        std::set<int> plain_whole, plain_partial;
-        for (int n = plain.run_offsets[outer]; n < plain.run_offsets[outer + 1]; ++n) {
-          const DeviceRun run = plain.runs[n];
-          for (int tile = run.begin; tile < (run.end_and_partial & kEndMask); ++tile) {
-            (run.end_and_partial < 0 ? plain_partial : plain_whole).insert(tile);
-          }
-        }
-        EXPECT_EQ(whole, plain_whole) << c.spec << " k tile " << k_tile;
-        EXPECT_EQ(partial, plain_partial) << c.spec << " k tile " << k_tile;
-      }
-    }
-    EXPECT_GE(visits, plain.partial_tiles) << c.spec;
+    check_run_mask_visits(build_backward_work(p, shape, 132, true, BackwardMasking::kRunMasks),
+                          build_backward_work(p, shape, 132), mask, c.seqlen, c.spec, /*key_major=*/true);
   }
 }
 

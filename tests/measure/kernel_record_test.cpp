@@ -57,6 +57,7 @@ TEST(KernelRecord, OkRecordHoldsStatsTflopsAndKernels) {
   EXPECT_EQ(r.extra["reps"], 5);
   EXPECT_EQ(r.device->sms, 132);
   EXPECT_FALSE(r.extra.contains("sm_clock_mhz"));  // not measured: left out, never zero
+  EXPECT_FALSE(record_sm_clock_mhz(r));
 }
 
 TEST(KernelRecord, SmClockIsSummarizedWhereMeasured) {
@@ -67,6 +68,8 @@ TEST(KernelRecord, SmClockIsSummarizedWhereMeasured) {
   EXPECT_DOUBLE_EQ(r.extra["sm_clock_mhz"]["median"].get<double>(), 1600.0);
   EXPECT_DOUBLE_EQ(r.extra["sm_clock_mhz"]["p20"].get<double>(), 1449.0);  // sorted 1245 1500 1600 1700 1980
   EXPECT_DOUBLE_EQ(r.extra["sm_clock_mhz"]["p80"].get<double>(), 1756.0);
+  ASSERT_TRUE(record_sm_clock_mhz(r));
+  EXPECT_DOUBLE_EQ(*record_sm_clock_mhz(r), 1600.0);
 }
 
 TEST(KernelRecord, FailedPointsCarryStatusAndErrorButNoTimes) {
