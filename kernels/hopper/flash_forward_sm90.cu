@@ -315,6 +315,17 @@ __device__ __forceinline__ void run_mask_bits(uint32_t (&bits)[2], const DeviceR
 template <int kHeadDim>
 constexpr bool kRunMaskInCursor = kHeadDim != 128;
 
+// Where the consumers compute their rows' totals (finish_rows in consume: the row sums' shuffles, 1 / sum, lse and
+// the staging buffer's wait): while their last P V is on the tensor cores, or in the epilogue after it. Measured per
+// cycle on an H100 (data/measurements/h100/fwd-early-row-totals-2026-11-24/, two calls of three rounds): under the
+// P V, hd 256 +6.6-8.4% on every pattern, full included (its SASS moves its loop's state back into the uniform
+// datapath: R2UR 240 -> 140), while hd 128 and 64 were unchanged within -1.8..+1.1% (-1.3% to -1.8% on full and
+// causal at hd 128), so they keep the epilogue's order. A trace of the consumers' phases (NOTE there) shows why
+// the move saves little at hd 128: the totals' dependent chain takes about 1300 cycles while the other warpgroup's
+// softmax runs, longer than the P V it was to hide under.
+template <int kHeadDim>
+constexpr bool kRowTotalsUnderLastPv = kHeadDim == 256;
+
 // Lazy rescale (head dims from 128): a row's running max moves only when a tile's max exceeds it by more than this
 // many powers of two (after scaling): below that the stale max is kept, P stays below 2^8 (bf16/fp16 hold it; the
 // fp32 sum and O do too) and O needs no rescale. Exact: O, the sum and the LSE all refer to the same (stale) max, and
@@ -455,6 +466,34 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
     for (int i = 0; i < C::kOFloats; ++i) o[i] = 0.f;
     RowState rows{{-INFINITY, -INFINITY}, {0.f, 0.f}};
 
+    // The rows' totals: 1 / sum for the epilogue and lse (natural log; -inf for rows that saw no key), written
+    // directly; then the staging buffer is waited for (the previous item's store has read it). Where
+    // kRowTotalsUnderLastPv, while the last P V is on the tensor cores; otherwise at the epilogue's start.
+    float inv[2];
+    // A row half's total (its quad's partial sums), its 1 / sum into inv, and its lse.
+    auto row_total = [&](int half) {
+      float sum = rows.sum[half];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      inv[half] = sum > 0.f ? 1.f / sum : 0.f;
+      return sum;
+    };
+    auto lse_row_base = [&] { return p.lse + (static_cast<int64_t>(it.batch()) * s.heads + it.head()) * s.seqlen_q; };
+    auto write_lse = [&](float* lse_base, int half, float sum) {
+      const int q = q_row0 + 8 * half;
+      if (t == 0 && q < s.seqlen_q) lse_base[q] = sum > 0.f ? rows.max[half] * s.scale + logf(sum) : -INFINITY;
+    };
+    auto wait_staging = [&] {
+      if (thread == 0) sm90::bulk_wait_read();
+      sm90::named_barrier_sync(3 + warpgroup, 128);
+    };
+    auto finish_rows = [&] {
+      float* const lse_base = lse_row_base();
+#pragma unroll
+      for (int half = 0; half < 2; ++half) write_lse(lse_base, half, row_total(half));
+      wait_staging();
+    };
+
     // Staged O (one Q buffer, q_use % kQBuffers = 0): every item takes the buffer, with tiles or without.
     if (C::kOStagedInQ) sm90::mbar_wait(&bars->q_full[0], q_use & 1);
     if (it.run_begin() < it.run_end()) {
@@ -536,6 +575,7 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
       sm90::wgmma_fence();
       issue_pv<T, kHeadDim>(o, pfrag, v_smem + previous_stage * C::kKBytes);
       sm90::named_barrier_arrive(other_turn, 256);
+      if constexpr (kRowTotalsUnderLastPv<kHeadDim>) finish_rows();
       sm90::wgmma_wait<0>();
       sm90::fence_registers(o);
       __syncwarp();
@@ -544,21 +584,18 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
         if (!C::kOStagedInQ) sm90::mbar_arrive(&bars->q_empty[q_buffer]);
       }
       if (!C::kOStagedInQ) ++q_use;
+    } else if constexpr (kRowTotalsUnderLastPv<kHeadDim>) {
+      finish_rows();
     }
     if (C::kOStagedInQ) ++q_use;
 
-    // Epilogue: normalize; out (0 for rows that saw no key) goes through the warpgroup's staging buffer in the
-    // swizzled layout TMA stores (conflict-free: the 8 rows of a store instruction land in 8 distinct chunks);
-    // lse (natural log; -inf for such rows) directly.
-    if (thread == 0) sm90::bulk_wait_read();  // the previous item's store has left the staging buffer
-    sm90::named_barrier_sync(3 + warpgroup, 128);
-    float* lse_base = p.lse + (static_cast<int64_t>(it.batch()) * s.heads + it.head()) * s.seqlen_q;
+    // Epilogue: out (normalized; 0 for rows that saw no key) goes through the warpgroup's staging buffer in the
+    // swizzled layout TMA stores (conflict-free: the 8 rows of a store instruction land in 8 distinct chunks).
+    if constexpr (!kRowTotalsUnderLastPv<kHeadDim>) wait_staging();
+    float* const lse_base = kRowTotalsUnderLastPv<kHeadDim> ? nullptr : lse_row_base();
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      float sum = rows.sum[half];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const float sum = kRowTotalsUnderLastPv<kHeadDim> ? 0.f : row_total(half);
       // Row warp * 16 + g + 8 half of the warpgroup's 64; its chunk j % 8 of panel j / 8 lies at chunk (j % 8) ^ g:
       // the thread's base (chunk g) with the chunk's constant XORed in (32-bit shared addresses, as st_shared_b32
       // explains).
@@ -567,10 +604,9 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
 #pragma unroll
       for (int j = 0; j < C::kOFloats / 4; ++j) {
         sm90::st_shared_b32((row_base ^ ((j % 8) * 16)) + (j / 8) * C::kOPanelStride,
-                            MmaType<T>::pack(o[4 * j + 2 * half] * inv, o[4 * j + 2 * half + 1] * inv));
+                            MmaType<T>::pack(o[4 * j + 2 * half] * inv[half], o[4 * j + 2 * half + 1] * inv[half]));
       }
-      const int q = q_row0 + 8 * half;
-      if (t == 0 && q < s.seqlen_q) lse_base[q] = sum > 0.f ? rows.max[half] * s.scale + logf(sum) : -INFINITY;
+      if constexpr (!kRowTotalsUnderLastPv<kHeadDim>) write_lse(lse_base, half, sum);
     }
     sm90::fence_async_shared();
     sm90::named_barrier_sync(3 + warpgroup, 128);
