@@ -179,9 +179,9 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
             // Which bound a pruned entry keeps, sampled or full, does not depend on the workers.
             EXPECT_EQ(e.bound.sampled, one_worker->entries[n].bound.sampled) << what;
             EXPECT_EQ(e.bound.time_lower_bound_us, one_worker->entries[n].bound.time_lower_bound_us) << what;
-            EXPECT_EQ(e.fits, f.fits) << what;
-            EXPECT_EQ(e.bound.peak_mem_bytes, f.bound.peak_mem_bytes) << what;
             if (!e.pruned) {
+              EXPECT_EQ(e.fits, f.fits) << what;
+              EXPECT_EQ(e.bound.peak_mem_bytes, f.bound.peak_mem_bytes) << what;
               ASSERT_EQ(describe_config(e.prediction.config), describe_config(f.prediction.config)) << what;
               EXPECT_EQ(e.prediction.time_us(), f.prediction.time_us()) << what;
               EXPECT_FALSE(e.bound.sampled) << what;
@@ -189,12 +189,14 @@ TEST(PerfPlanner, SampledBoundsSimulateWhatFullBoundsSimulate) {
               if (e.prediction.config.ring_degree >= 4) ++refined_and_simulated;
               continue;
             }
-            // Pruned entries rank by their bounds, which may be lower: find this config in the full plan.
+            // Pruned entries rank by their bounds, which may be lower, so their order may differ from the full plan's
+            // (it did for variable_block_sparse on 256 GPUs with the profiles of 2026-11-24): find this config there.
             const auto same = std::find_if(full.entries.begin(), full.entries.end(), [&](const PlanEntry& x) {
               return describe_config(x.prediction.config) == describe_config(e.prediction.config);
             });
             ASSERT_NE(same, full.entries.end()) << what;
             EXPECT_TRUE(same->pruned) << what;
+            EXPECT_EQ(e.fits, same->fits) << what;
             EXPECT_EQ(e.bound.peak_mem_bytes, same->bound.peak_mem_bytes) << what;
             EXPECT_LE(e.bound.time_lower_bound_us, same->bound.time_lower_bound_us) << what;
             if (e.bound.sampled) ++pruned_on_sample;
