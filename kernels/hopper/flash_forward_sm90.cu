@@ -591,6 +591,8 @@ __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
 
     // Epilogue: out (normalized; 0 for rows that saw no key) goes through the warpgroup's staging buffer in the
     // swizzled layout TMA stores (conflict-free: the 8 rows of a store instruction land in 8 distinct chunks).
+    // Without kRowTotalsUnderLastPv each row half's total, stores and lse follow one another, the order that was
+    // measured (finish_rows here instead compiles to different SASS at hd 64/128).
     if constexpr (!kRowTotalsUnderLastPv<kHeadDim>) wait_staging();
     float* const lse_base = kRowTotalsUnderLastPv<kHeadDim> ? nullptr : lse_row_base();
 #pragma unroll
