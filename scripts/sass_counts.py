@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Per-kernel instruction counts from `cuobjdump -sass` output: what to look at after changing a Hopper kernel.
+"""Per-kernel instruction counts from `cuobjdump -sass` or `nvdisasm` output: what to look at after changing a Hopper kernel.
 
-    cuobjdump -sass BINARY_OR_OBJECT | scripts/sass_counts.py [--match REGEX] [--baseline OTHER.txt]
-    scripts/sass_counts.py SASS.txt [--match REGEX] [--baseline OTHER.txt]
+    cuobjdump -sass BINARY_OR_OBJECT | scripts/sass_counts.py [--match REGEX] [--baseline OTHER.txt] [--regions]
+    scripts/sass_counts.py SASS.txt [--match REGEX] [--baseline OTHER.txt] [--regions]
 
 For every function of the dump and architecture it is compiled for (or those whose mangled name matches REGEX) prints its instructions, tensor-core
 products (HGMMA), R2UR moves, uniform-datapath instructions (UIADD3, ULOP3, USHF, ULEA, UMOV, ...) and divergence
@@ -10,14 +10,20 @@ checks (BRA.DIV, WARPSYNC). The forward kernel's speed depends on ptxas keeping 
 counters, shared memory bases, wgmma descriptors) in uniform registers: a build that loses it computes the
 descriptors per thread and moves each with R2UR: such builds ran 4-13% slower
 (data/measurements/h100/fwd-deferred-epilogue-2026-11-23/). With --baseline (another dump) each matched function is
-printed next to the baseline's function of the same name, with the differences.
-cuobjdump comes with the CUDA toolkit's full install (the GPU machines have it; the CPU machine's toolkit does not).
+printed next to the baseline's function of the same name, with the differences. With --regions each function is
+also split where a USETMAXREG (setmaxnreg) instruction starts a warp-specialized role's code, one row per region
+named by that instruction (in the Hopper kernels: the consumers after TRY_ALLOC, the producer after DEALLOC), so
+that R2UR moves in the producer's code, which do not matter, are told from the consumers'.
+cuobjdump comes with the CUDA toolkit's full install (the GPU machines have it; the CPU machine's toolkit does not);
+on the CPU machine scripts/disassemble.sh prints a source file's or cubin's SASS in nvdisasm's format.
 """
 import argparse
 import re
 import sys
 
 FUNCTION = re.compile(r"^\s*Function : (\S+)")
+NVDISASM_FUNCTION = re.compile(r"^\.text\.(\S+):\s*$")  # nvdisasm: a function's section label (no header of its own)
+REGION = re.compile(r"USETMAXREG\.([A-Z_]+)\S*\s.*?(0x[0-9a-f]+)")
 HEADER = re.compile(r"\.headerflags.*EF_CUDA_SM(\d+)")  # each function's own header: the architecture it is for
 ANONYMOUS = re.compile(r"_GLOBAL__N__[0-9a-f]+_")  # the per-build hash of an anonymous namespace
 INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
@@ -25,20 +31,31 @@ UNIFORM = re.compile(r"^U(?!LDC)[A-Z0-9]")  # uniform-datapath ALU ops; ULDC (a 
 COLUMNS = ("instructions", "HGMMA", "R2UR", "uniform", "BRA.DIV", "WARPSYNC")
 
 
-def count(lines):
+def count(lines, regions=False):
     """(function, sm_NN) -> counts, in the dump's order; anonymous namespaces' hashes left out of the names, so
-    that two builds' functions compare."""
+    that two builds' functions compare. With regions, also (function + " @ REGION", sm_NN) for each part of a
+    function that a USETMAXREG instruction starts."""
     functions = {}
     current = None
+    whole = None
     name = None
+    file_arch = None  # nvdisasm prints the architecture once, before the functions
     for line in lines:
         m = FUNCTION.match(line)
         if m:
-            name, current = ANONYMOUS.sub("_GLOBAL__N__", m.group(1)), None
+            name, current, whole = ANONYMOUS.sub("_GLOBAL__N__", m.group(1)), None, None
+            continue
+        m = NVDISASM_FUNCTION.match(line)
+        if m and file_arch is not None:
+            name = ANONYMOUS.sub("_GLOBAL__N__", m.group(1))
+            current = whole = functions.setdefault((name, file_arch), dict.fromkeys(COLUMNS, 0))
             continue
         m = HEADER.search(line)
-        if m and name is not None:
-            current = functions.setdefault((name, "sm_" + m.group(1)), dict.fromkeys(COLUMNS, 0))
+        if m:
+            if name is not None:
+                current = whole = functions.setdefault((name, "sm_" + m.group(1)), dict.fromkeys(COLUMNS, 0))
+            else:
+                file_arch = "sm_" + m.group(1)
             continue
         if current is None:
             continue
@@ -46,35 +63,44 @@ def count(lines):
         if not m:
             continue
         op = m.group(1)
-        current["instructions"] += 1
-        if op.startswith("HGMMA"):
-            current["HGMMA"] += 1
-        elif op == "R2UR":
-            current["R2UR"] += 1
-        elif op == "BRA.DIV":
-            current["BRA.DIV"] += 1
-        elif op.startswith("WARPSYNC"):
-            current["WARPSYNC"] += 1
-        elif UNIFORM.match(op):
-            current["uniform"] += 1
+        if regions:
+            r = REGION.search(line)
+            if r:
+                arch = next(key[1] for key, value in functions.items() if value is whole)
+                current = functions.setdefault((f"{name} @ {r.group(1)} {r.group(2)}", arch), dict.fromkeys(COLUMNS, 0))
+        for counts in {id(whole): whole, id(current): current}.values():
+            counts["instructions"] += 1
+            if op.startswith("HGMMA"):
+                counts["HGMMA"] += 1
+            elif op == "R2UR":
+                counts["R2UR"] += 1
+            elif op == "BRA.DIV":
+                counts["BRA.DIV"] += 1
+            elif op.startswith("WARPSYNC"):
+                counts["WARPSYNC"] += 1
+            elif UNIFORM.match(op):
+                counts["uniform"] += 1
     return functions
 
 
-def read(path):
+def read(path, regions):
     if path == "-":
-        return count(sys.stdin)
+        return count(sys.stdin, regions)
     with open(path) as f:
-        return count(f)
+        return count(f, regions)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dump", nargs="?", default="-", help="cuobjdump -sass output (default: standard input)")
+    parser.add_argument("dump", nargs="?", default="-",
+                        help="cuobjdump -sass or nvdisasm output (default: standard input)")
     parser.add_argument("--match", default="", help="only functions whose mangled name matches this regex")
     parser.add_argument("--baseline", help="another dump: its functions of the same names, and the differences")
+    parser.add_argument("--regions", action="store_true",
+                        help="also each function's parts as USETMAXREG (setmaxnreg) instructions start them")
     args = parser.parse_args()
-    functions = read(args.dump)
-    baseline = read(args.baseline) if args.baseline else {}
+    functions = read(args.dump, args.regions)
+    baseline = read(args.baseline, args.regions) if args.baseline else {}
     pattern = re.compile(args.match)
     shown = [(key, c) for key, c in functions.items() if pattern.search(key[0]) and c["instructions"] > 0]
     if not shown:

@@ -423,8 +423,9 @@ __device__ __forceinline__ void issue_pv(float (&o)[Sm90ForwardConfig<kHeadDim>:
 // small changes around the loop can make it compute them per thread and move each descriptor with R2UR instead
 // (builds that did ran 4-13% slower; a warp_uniform() on the item loop's exit alone does it to the SASS:
 // data/measurements/h100/fwd-deferred-epilogue-2026-11-23/).
-// After changing this function, compare the SASS with main's: cuobjdump -sass BINARY | scripts/sass_counts.py
-// --match flash_forward_sm90 --baseline MAIN.txt (the R2UR and uniform columns).
+// After changing this function, compare the SASS with main's: scripts/disassemble.sh on this file (on the CPU
+// machine; cuobjdump -sass BINARY on a GPU machine), then scripts/sass_counts.py --match flash_forward_sm90 --regions
+// --baseline MAIN.sass (the consumers' region, TRY_ALLOC: its R2UR and uniform columns).
 template <typename T, int kHeadDim>
 __device__ void consume(const Sm90ForwardArgs& a, unsigned char* smem,
                         Barriers<Sm90ForwardConfig<kHeadDim>::kStages>* bars, int warpgroup) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of scripts/sass_counts.py on a dump in cuobjdump's format (lines as our own binaries' dumps print them)."""
+"""Tests of scripts/sass_counts.py on dumps in cuobjdump's and nvdisasm's formats (lines as our own binaries' dumps
+print them), whole functions and their setmaxnreg regions."""
 import os
 import subprocess
 import sys
@@ -69,4 +70,34 @@ with tempfile.TemporaryDirectory() as d:
     with open(paths["base"]) as f:
         out = subprocess.run([sys.executable, SCRIPT, "--match", "dkdv"], stdin=f, capture_output=True, text=True)
     check(out.returncode == 1 and "no function" in out.stderr, out.stdout + out.stderr)
+
+# nvdisasm's format (scripts/disassemble.sh): the architecture once at the top, data sections before the code, each
+# function a ".text.NAME:" label. With --regions, each USETMAXREG starts a region of its own (the instructions before
+# the first count for the whole function only).
+NVDISASM = (
+    '\t.headerflags\t@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"\n'
+    '\t.elftype\t@"ET_EXEC"\n\n'
+    "//--------------------- .debug_frame --------------------------\n.debug_frame:\n"
+    "        /*0000*/ \t.byte\t0xff, 0xff, 0xff, 0xff, 0x24, 0x00, 0x00, 0x00\n"
+    "//--------------------- .text." + NAME.format("63b9f6fd") + " --------------------------\n"
+    ".text." + NAME.format("63b9f6fd") + ":\n"
+    + "".join(instruction(16 * n, op) for n, op in enumerate([
+        "ULDC.64 UR4, c[0x0][0x118]", "USETMAXREG.TRY_ALLOC.CTAPOOL UP0, 0xe8", "R2UR UR10, R26",
+        "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], RZ, !UPT", "EXIT", "USETMAXREG.DEALLOC.CTAPOOL 0x28",
+        "R2UR UR4, R2", "@P0 R2UR UR5, R3", "EXIT"])))
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "nvdisasm.sass")
+    with open(path, "w") as f:
+        f.write(NVDISASM)
+    out = subprocess.run([sys.executable, SCRIPT, path, "--regions"], capture_output=True, text=True)
+    check(out.returncode == 0, out.stderr)
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| _Z")]
+    check(len(rows) == 3, out.stdout)
+    check(rows[0].endswith("Sm90ForwardArgsE | sm_90 | 9 | 1 | 3 | 2 | 0 | 0 |"), rows[0])
+    check(rows[1].endswith("Sm90ForwardArgsE @ TRY_ALLOC 0xe8 | sm_90 | 4 | 1 | 1 | 1 | 0 | 0 |"), rows[1])
+    check(rows[2].endswith("Sm90ForwardArgsE @ DEALLOC 0x28 | sm_90 | 4 | 0 | 2 | 1 | 0 | 0 |"), rows[2])
+    # Without --regions, the whole function alone.
+    out = subprocess.run([sys.executable, SCRIPT, path], capture_output=True, text=True)
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| _Z")]
+    check(len(rows) == 1 and rows[0].endswith("| sm_90 | 9 | 1 | 3 | 2 | 0 | 0 |"), out.stdout)
 print("sass_counts: all checks passed")
