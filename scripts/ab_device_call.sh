@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# One device call's A/B of kernel builds: GPU kernel tests of one build, SASS counts of each against the base, then
+# lcab-kernel-bench rounds in rotating order and scripts/ab_compare.py per build against the base (per cycle: the
+# records carry the SM clock). The measurement folders' device_call.sh of 2026-11-24 (fwd-item-stream and after)
+# are this script's body inline; a new trial's call is one line:
+#
+#   bash scripts/ab_device_call.sh [--tests BUILD] BASE BUILD...      (run by the device tool, $OUT set)
+#
+# Each BUILD is a folder build-carry/BUILD/ holding lcab-kernel-bench (and lcab_kernel_tests for --tests), gzipped
+# or not. Results go to $OUT/r (and $OUT/results.tgz): device.txt, sass-counts-BUILD.txt, lcab_kernel_tests-BUILD.txt,
+# ab-BUILD.jsonl, ab-summary-BUILD.txt. A build whose tests fail or hang is not timed (exit 1). Settings (env):
+#   ROUNDS      rounds of the rotation (default 3)
+#   PASS        fwd or bwd (default fwd)
+#   HEAD_DIMS   default "128 64 256"
+#   MASKS_LONG  at SEQ_LONG (default 32k): causal_document,sliding_window_causal,block_causal_document,band1 (band1:
+#               one whole 128 x 128 tile per q-tile row, all row cost; written to /tmp/masks)
+#   MASKS_SHORT at SEQ_SHORT (default 16k): full,causal
+#   SASS_MATCH  functions for the SASS counts (default flash_forward_sm90)
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tests_build=""
+if [ "${1:-}" = "--tests" ]; then tests_build="$2"; shift 2; fi
+if [ $# -lt 2 ]; then sed -n '2,19p' "$0" >&2; exit 2; fi
+base="$1"
+builds=("$@")
+new=("${@:2}")
+B=build-carry
+# Every binary is checked before anything runs (a call that finds one missing costs nothing).
+for v in "${builds[@]}"; do
+  [ -e "$B/$v/lcab-kernel-bench" ] || [ -e "$B/$v/lcab-kernel-bench.gz" ] || { echo "ab_device_call: $B/$v/lcab-kernel-bench is missing" >&2; exit 2; }
+done
+if [ -n "$tests_build" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests.gz" ]; then
+  echo "ab_device_call: $B/$tests_build/lcab_kernel_tests is missing" >&2; exit 2
+fi
+[ -n "${OUT:-}" ] || { echo "ab_device_call: OUT is not set (the device tool sets it)" >&2; exit 2; }
+for f in "$B"/*/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
+chmod +x "$B"/*/*
+export NCCL_NVLS_ENABLE=0
+export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+O=$OUT/r; M=/tmp/masks; mkdir -p "$O" "$M"; T0=$(date +%s)
+finish() { tar czf "$OUT/results.tgz" -C "$OUT" r; }
+trap finish EXIT
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$O/device.txt"
+if command -v /usr/local/cuda/bin/cuobjdump > /dev/null; then
+  /usr/local/cuda/bin/cuobjdump -sass "$B/$base/lcab-kernel-bench" > /tmp/sass-base.txt
+  for v in "${new[@]}"; do
+    /usr/local/cuda/bin/cuobjdump -sass "$B/$v/lcab-kernel-bench" |
+      python3 "$here/sass_counts.py" --match "${SASS_MATCH:-flash_forward_sm90}" --regions --baseline /tmp/sass-base.txt \
+      > "$O/sass-counts-$v.txt" 2>&1
+  done
+fi
+if [ -n "$tests_build" ]; then
+  timeout 200 "$B/$tests_build/lcab_kernel_tests" > "$O/lcab_kernel_tests-$tests_build.txt" 2>&1; rc=$?
+  echo "$tests_build tests rc=$rc $(grep -E '^\[  (PASSED|FAILED)' "$O/lcab_kernel_tests-$tests_build.txt" | tr '\n' ' ') t=$(( $(date +%s) - T0 ))"
+  grep -E "^\[  FAILED|Failure" "$O/lcab_kernel_tests-$tests_build.txt" | head -10
+  [ $rc = 0 ] || exit 1
+fi
+python3 - "$M" <<'PY'
+import json, sys
+S = 32768
+slices = [[128 * a, 128 * a + 128, 128 * a, 128 * (a + 1), "full"] for a in range(S // 128)]
+json.dump({"seqlen": S, "slices": slices}, open(f"{sys.argv[1]}/band1.json", "w"))
+PY
+long_masks="${MASKS_LONG:-causal_document,sliding_window_causal,block_causal_document,band1}"
+long_masks="${long_masks//band1/file:$M/band1.json}"
+n=${#builds[@]}
+for ((round = 0; round < ${ROUNDS:-3}; ++round)); do
+  for ((k = 0; k < n; ++k)); do
+    v=${builds[$(( (round + k) % n ))]}
+    for hd in ${HEAD_DIMS:-128 64 256}; do
+      timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "$long_masks" --seqlen "${SEQ_LONG:-32k}" \
+        --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd long"
+      timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "${MASKS_SHORT:-full,causal}" --seqlen "${SEQ_SHORT:-16k}" \
+        --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd short"
+    done
+  done
+  echo "round $((round + 1)) done t=$(( $(date +%s) - T0 ))"
+done
+for v in "${new[@]}"; do
+  echo "== $v against $base"
+  python3 "$here/ab_compare.py" --per-cycle "$O/ab-$base.jsonl" "$O/ab-$v.jsonl" | sed 's|file:/tmp/masks/||' | tee "$O/ab-summary-$v.txt"
+done
