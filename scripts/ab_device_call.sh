@@ -2,7 +2,7 @@
 # One device call's A/B of kernel builds: GPU kernel tests of one build, SASS counts of each against the base, then
 # lcab-kernel-bench rounds in rotating order and scripts/ab_compare.py per build against the base (per cycle: the
 # records carry the SM clock). The measurement folders' device_call.sh of 2026-11-24 (fwd-item-stream and after)
-# are this script's body inline; a new trial's call is one line:
+# carry earlier inline versions of this body, as they ran; a new trial's call is one line:
 #
 #   bash scripts/ab_device_call.sh [--tests BUILD] BASE BUILD...      (run by the device tool, $OUT set)
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SASS on a machine without the toolkit's disassembler (the CPU machine's CUDA 13 has nvcc and ptxas, no cuobjdump
-# or nvdisasm): a CUDA source file compiled for sm_90a with a build folder's include flags, or a cubin, disassembled
+# or nvdisasm): a CUDA source file compiled for sm_90a with a build folder's compile line, or a cubin, disassembled
 # by nvdisasm, in the format scripts/sass_counts.py reads.
 #
 #   scripts/disassemble.sh [--build DIR] FILE.cu|FILE.cubin > OUT.sass
@@ -24,10 +24,17 @@ trap 'rm -rf "$work"' EXIT
 cubin="$input"
 case "$input" in
   *.cu)
-    rsp="$build/kernels/CMakeFiles/lcab_kernels.dir/includes_CUDA.rsp"
-    [ -f "$rsp" ] || { echo "disassemble.sh: no $rsp (configure a build folder first, or pass --build DIR)" >&2; exit 2; }
+    # The kernels' own compile line from the build folder (defines, includes, flags), its targets replaced by one
+    # sm_90a cubin, so that the SASS is the build's.
+    target="$build/kernels/CMakeFiles/lcab_kernels.dir"
+    [ -f "$target/flags.make" ] || { echo "disassemble.sh: no $target/flags.make (configure a build folder first, or pass --build DIR)" >&2; exit 2; }
+    flags() { sed -n "s/^CUDA_$1 = //p" "$target/flags.make"; }
+    compile_flags=()
+    for flag in $(flags DEFINES) $(flags FLAGS); do
+      case "$flag" in --generate-code=*|-gencode*|-Xcompiler=*) ;; *) compile_flags+=("$flag") ;; esac
+    done
     cubin="$work/in.cubin"
-    /usr/local/cuda/bin/nvcc -DLCAB_HAVE_CUDNN=1 --options-file "$rsp" -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr \
+    /usr/local/cuda/bin/nvcc "${compile_flags[@]}" --options-file "$target/includes_CUDA.rsp" \
       -gencode arch=compute_90a,code=sm_90a -cubin "$input" -o "$cubin"
     ;;
   *.cubin) ;;

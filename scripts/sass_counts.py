@@ -36,28 +36,32 @@ def count(lines, regions=False):
     that two builds' functions compare. With regions, also (function + " @ REGION", sm_NN) for each part of a
     function that a USETMAXREG instruction starts."""
     functions = {}
-    current = None
-    whole = None
-    name = None
+    whole = current = None  # the function's counts, and its current region's (the same without regions)
+    name = arch = None
     file_arch = None  # nvdisasm prints the architecture once, before the functions
+
+    def start(function, architecture):
+        nonlocal name, arch, whole, current
+        name, arch = function, architecture
+        whole = current = functions.setdefault((name, arch), dict.fromkeys(COLUMNS, 0))
+
     for line in lines:
         m = FUNCTION.match(line)
         if m:
-            name, current, whole = ANONYMOUS.sub("_GLOBAL__N__", m.group(1)), None, None
+            name, whole, current = ANONYMOUS.sub("_GLOBAL__N__", m.group(1)), None, None
             continue
         m = NVDISASM_FUNCTION.match(line)
         if m and file_arch is not None:
-            name = ANONYMOUS.sub("_GLOBAL__N__", m.group(1))
-            current = whole = functions.setdefault((name, file_arch), dict.fromkeys(COLUMNS, 0))
+            start(ANONYMOUS.sub("_GLOBAL__N__", m.group(1)), file_arch)
             continue
         m = HEADER.search(line)
         if m:
             if name is not None:
-                current = whole = functions.setdefault((name, "sm_" + m.group(1)), dict.fromkeys(COLUMNS, 0))
+                start(name, "sm_" + m.group(1))
             else:
                 file_arch = "sm_" + m.group(1)
             continue
-        if current is None:
+        if whole is None:
             continue
         m = INSTRUCTION.search(line)
         if not m:
@@ -66,9 +70,8 @@ def count(lines, regions=False):
         if regions:
             r = REGION.search(line)
             if r:
-                arch = next(key[1] for key, value in functions.items() if value is whole)
                 current = functions.setdefault((f"{name} @ {r.group(1)} {r.group(2)}", arch), dict.fromkeys(COLUMNS, 0))
-        for counts in {id(whole): whole, id(current): current}.values():
+        for counts in (whole,) if current is whole else (whole, current):
             counts["instructions"] += 1
             if op.startswith("HGMMA"):
                 counts["HGMMA"] += 1
