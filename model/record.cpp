@@ -2,9 +2,9 @@
 
 #include <chrono>
 #include <ctime>
-#include <fstream>
 
 #include "model/error.h"
+#include "model/line_reader.h"
 #include "model/version.h"
 
 namespace lcab {
@@ -186,20 +186,19 @@ json make_meta(int argc, const char* const* argv) {
 }
 
 RecordReadResult read_records(const std::string& path) {
-  std::ifstream in(path);
-  LCAB_CHECK(in.good(), "cannot open record file '" << path << "'");
+  LineReader in(path);
   RecordReadResult result;
   std::string line;
   int64_t number = 0;
-  while (std::getline(in, line)) {
+  while (in.next(line)) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
       result.records.push_back(record_from_json(json::parse(line)));
     } catch (const json::exception& e) {
-      result.problems.push_back(path + ":" + std::to_string(number) + ": not valid JSON: " + e.what());
+      result.problems.push_back(in.path() + ":" + std::to_string(number) + ": not valid JSON: " + e.what());
     } catch (const Error& e) {
-      result.problems.push_back(path + ":" + std::to_string(number) + ": " + e.what());
+      result.problems.push_back(in.path() + ":" + std::to_string(number) + ": " + e.what());
     }
   }
   return result;

@@ -95,8 +95,9 @@ struct RecordReadResult {
   std::vector<std::string> problems;  ///< "file:line: what is wrong", one per malformed line
 };
 
-/// Reads a JSON Lines file; malformed lines are reported in problems and skipped, good lines kept.
-/// Throws lcab::Error only when the file cannot be opened.
+/// Reads a JSON Lines file, plain or gzip-compressed, and PATH.gz where PATH does not exist (line_reader.h);
+/// malformed lines are reported in problems and skipped, good lines kept. Throws lcab::Error only when the file
+/// cannot be opened or its compressed stream is corrupt or truncated.
 RecordReadResult read_records(const std::string& path);
 /// Reads several files; a path that does not exist is an error.
 RecordReadResult read_records(const std::vector<std::string>& paths);

@@ -19,21 +19,19 @@ import math
 import statistics
 import sys
 
+from record_files import read_records
+
 
 def tflops_by_group(path):
     """(pass, head_dim, mask, seqlen) -> [(TFLOP/s, SM clock in MHz or None)] of the ok records, in file order."""
     groups = {}
-    with open(path) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            record = json.loads(line)
-            if record.get("status") != "ok":
-                continue
-            key = record["key"]
-            group = (key["pass"], key["head_dim"], key["mask"], key["seqlen"])
-            clock = (record.get("sm_clock_mhz") or {}).get("median")
-            groups.setdefault(group, []).append((record["tflops"], clock))
+    for _, record in read_records(path):
+        if record.get("status") != "ok":
+            continue
+        key = record["key"]
+        group = (key["pass"], key["head_dim"], key["mask"], key["seqlen"])
+        clock = (record.get("sm_clock_mhz") or {}).get("median")
+        groups.setdefault(group, []).append((record["tflops"], clock))
     return groups
 
 

@@ -6,8 +6,9 @@
 #
 #   bash scripts/ab_device_call.sh [--tests BUILD] BASE BUILD...      (run by the device tool, $OUT set)
 #
-# Each BUILD is a folder build-carry/BUILD/ holding lcab-kernel-bench (and lcab_kernel_tests for --tests), gzipped
-# or not. Results go to $OUT/r (and $OUT/results.tgz): device.txt, sass-counts-BUILD.txt, lcab_kernel_tests-BUILD.txt,
+# Each BUILD is a folder build-carry/BUILD/ holding lcab-kernel-bench (and lcab_kernel_tests for --tests), as they
+# are, gzipped, or packed by `scripts/carry.sh pack build-carry/BUILD FILE...` (stripped and xz-compressed: about
+# half the size, which the device tool's 64 MiB limit on the tree and carry together needs). Results go to $OUT/r (and $OUT/results.tgz): device.txt, sass-counts-BUILD.txt, lcab_kernel_tests-BUILD.txt,
 # ab-BUILD.jsonl, ab-summary-BUILD.txt. A build whose tests fail or hang is not timed (exit 1). Settings (env):
 #   ROUNDS      rounds of the rotation (default 3)
 #   PASS        fwd or bwd (default fwd)
@@ -27,14 +28,15 @@ new=("${@:2}")
 B=build-carry
 # Every binary is checked before anything runs (a call that finds one missing costs nothing).
 for v in "${builds[@]}"; do
-  [ -e "$B/$v/lcab-kernel-bench" ] || [ -e "$B/$v/lcab-kernel-bench.gz" ] || { echo "ab_device_call: $B/$v/lcab-kernel-bench is missing" >&2; exit 2; }
+  [ -e "$B/$v/lcab-kernel-bench" ] || [ -e "$B/$v/lcab-kernel-bench.gz" ] || [ -e "$B/$v/lcab-kernel-bench.xz" ] ||
+    { echo "ab_device_call: $B/$v/lcab-kernel-bench is missing" >&2; exit 2; }
 done
-if [ -n "$tests_build" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests.gz" ]; then
+if [ -n "$tests_build" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests.gz" ] &&
+   [ ! -e "$B/$tests_build/lcab_kernel_tests.xz" ]; then
   echo "ab_device_call: $B/$tests_build/lcab_kernel_tests is missing" >&2; exit 2
 fi
 [ -n "${OUT:-}" ] || { echo "ab_device_call: OUT is not set (the device tool sets it)" >&2; exit 2; }
-for f in "$B"/*/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
-chmod +x "$B"/*/*
+for v in "${builds[@]}" ${tests_build:+"$tests_build"}; do bash "$here/carry.sh" unpack "$B/$v"; done
 export NCCL_NVLS_ENABLE=0
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 O=$OUT/r; M=/tmp/masks; mkdir -p "$O" "$M"; T0=$(date +%s)

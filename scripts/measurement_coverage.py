@@ -14,6 +14,8 @@ import collections
 import json
 import sys
 
+from record_files import read_records
+
 DEFAULT_MASKS = ("full,causal,full_document,causal_document,full_document_long,causal_document_long,sliding_window,"
                  "sliding_window_causal,global_sliding_window,share_question,causal_blockwise,prefix_lm_causal,"
                  "prefix_lm_document,block_causal_document,block_sparse,variable_block_sparse")
@@ -29,13 +31,9 @@ def latest_records(paths):
     """key (as sorted JSON) -> the last kernel record of that key over the files in order."""
     latest = {}
     for path in paths:
-        with open(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                record = json.loads(line)
-                if record.get("kind") == "kernel" and "key" in record:
-                    latest[json.dumps(record["key"], sort_keys=True)] = record
+        for _, record in read_records(path):
+            if record.get("kind") == "kernel" and "key" in record:
+                latest[json.dumps(record["key"], sort_keys=True)] = record
     return latest
 
 

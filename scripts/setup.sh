@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(cmake make g++ git pkg-config
           libeigen3-dev libboost-program-options-dev nlohmann-json3-dev libgtest-dev libopenmpi-dev
-          libexpat1-dev zlib1g-dev  # the report tests check SVG with Expat and decode PNG with zlib
+          libexpat1-dev zlib1g-dev  # the report tests check SVG with Expat; zlib reads gzip-compressed records
+                                    # and decodes PNG in the report tests
           python3 python3-numpy)    # the peers script's host tests
 # Headless Chromium renders the HTML report in one test (skipped when absent).
 if [[ "${LCAB_SETUP_CHROMIUM:-1}" == 1 ]]; then packages+=(chromium); fi

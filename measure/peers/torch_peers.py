@@ -44,6 +44,9 @@ import time
 
 import gpu_kernel_time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import record_files  # noqa: E402  (scripts/record_files.py: committed files may be stored gzip-compressed)
+
 SDPA_BACKENDS = {
     "torch_sdpa_flash": "FLASH_ATTENTION",
     "torch_sdpa_cudnn": "CUDNN_ATTENTION",
@@ -155,9 +158,9 @@ def key_id(key):
 
 def recorded_keys(path):
     done = set()
-    if not path or not os.path.exists(path):
+    if not path or not os.path.exists(record_files.stored_path(path)):
         return done
-    with open(path) as f:
+    with record_files.open_text(path) as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue

@@ -2,10 +2,15 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "model/error.h"
+#include "model/line_reader.h"
 
 namespace lcab {
 namespace {
@@ -95,6 +100,63 @@ TEST(Record, ReaderKeepsGoodLinesAndReportsBadOnesWithLineNumbers) {
   EXPECT_NE(result.problems[0].find(":2:"), std::string::npos) << result.problems[0];
   EXPECT_NE(result.problems[1].find(":4:"), std::string::npos) << result.problems[1];
   EXPECT_THROW(read_records(path + ".missing"), Error);
+}
+
+// Writes `text` gzip-compressed to `path` (as `gzip -9n` stores the committed measurement files).
+void write_gzip(const std::string& path, const std::string& text, size_t keep_bytes = std::string::npos) {
+  gzFile f = gzopen(path.c_str(), "wb9");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+  if (keep_bytes == std::string::npos) return;
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes.substr(0, keep_bytes);
+}
+
+TEST(Record, CompressedFileReadsLikePlainAndAPlainPathFallsBackToIt) {
+  const std::string plain = ::testing::TempDir() + "lcab_records_gz_test.jsonl";
+  std::remove(plain.c_str());
+  std::remove((plain + ".gz").c_str());
+  {
+    RecordWriter w(plain);
+    for (int n = 0; n < 3; ++n) w.write(sample_record());
+  }
+  std::ifstream in(plain);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  write_gzip(plain + ".gz", text + "{not json\n");
+  const RecordReadResult from_plain = read_records(plain);
+  const RecordReadResult from_gz = read_records(plain + ".gz");
+  ASSERT_EQ(from_plain.records.size(), 3u);
+  ASSERT_EQ(from_gz.records.size(), 3u);
+  EXPECT_EQ(key_id(from_gz.records[2].key), key_id(from_plain.records[2].key));
+  ASSERT_EQ(from_gz.problems.size(), 1u);  // the last line, without '\n', is read and reported with its number
+  EXPECT_NE(from_gz.problems[0].find(".jsonl.gz:4:"), std::string::npos) << from_gz.problems[0];
+  // Asked for by its plain name (a README command, a profile's provenance), the compressed file is read.
+  std::remove(plain.c_str());
+  EXPECT_EQ(stored_path(plain), plain + ".gz");
+  EXPECT_EQ(read_records(plain).records.size(), 3u);
+  // A truncated compressed file is an error, not a shorter file.
+  write_gzip(plain + ".gz", text, 40);
+  EXPECT_THROW(read_records(plain), Error);
+  std::remove((plain + ".gz").c_str());
+  EXPECT_EQ(stored_path(plain), plain);
+  EXPECT_THROW(read_records(plain), Error);
+}
+
+TEST(Record, LineReaderReadsLinesLongerThanItsChunk) {
+  const std::string path = ::testing::TempDir() + "lcab_long_lines_test.txt.gz";
+  const std::string long_line(100000, 'x');
+  write_gzip(path, "a\n" + long_line + "\n\nb");
+  LineReader reader(path);
+  std::string line;
+  std::vector<std::string> lines;
+  while (reader.next(line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1], long_line);
+  EXPECT_EQ(lines[2], "");
+  EXPECT_EQ(lines[3], "b");
+  std::remove(path.c_str());
 }
 
 TEST(Record, MetaHasVersionShaTimeAndArgv) {
