@@ -17,22 +17,18 @@ set -euo pipefail
 limit_kib=$((64 * 1024))
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-tree_kib() {  # bytes of the files the device tool sends from the repository, in KiB
+tree_kib() {  # KiB of the files the device tool sends from the repository: `tree_kib --apparent-size` counts their
+              # bytes, `tree_kib` whole blocks, as a copy takes them (what the limit was seen to count)
   (cd "$repo" && { git ls-files -z; git ls-files -z --others --exclude-standard; } |
-     xargs -0 du -k --apparent-size -c 2>/dev/null | awk '$2 == "total" { s += $1 } END { print s + 0 }')
-}
-
-on_disk_kib() {  # the same counted in whole blocks, as a copy takes them (what the limit was seen to count)
-  (cd "$repo" && { git ls-files -z; git ls-files -z --others --exclude-standard; } |
-     xargs -0 du -k -c 2>/dev/null | awk '$2 == "total" { s += $1 } END { print s + 0 }')
+     xargs -0 du -k -c "$@" 2>/dev/null | awk '$2 == "total" { s += $1 } END { print s + 0 }')
 }
 
 report() {  # CARRY...: print the sizes and fail when over the limit
   local tree carry=0 c
-  tree=$(on_disk_kib)
+  tree=$(tree_kib)
   for c in "$@"; do carry=$((carry + $(du -sk "$c" | cut -f1))); done
   local total=$((tree + carry))
-  awk -v t="$tree" -v b="$(tree_kib)" -v c="$carry" -v l="$limit_kib" 'BEGIN {
+  awk -v t="$tree" -v b="$(tree_kib --apparent-size)" -v c="$carry" -v l="$limit_kib" 'BEGIN {
     printf "travels: tree %.1f MiB (%.1f MiB of file bytes) + carry %.1f MiB = %.1f MiB of %d MiB; room %.1f MiB\n",
       t / 1024, b / 1024, c / 1024, (t + c) / 1024, l / 1024, (l - t - c) / 1024 }'
   [ "$total" -le "$limit_kib" ] || { echo "carry.sh: over the device tool's limit: carry less" >&2; return 1; }
