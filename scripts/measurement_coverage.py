@@ -5,7 +5,7 @@ For every implementation x pass x shape (head dim, q/kv heads, dtype) found in t
 grid MASKS x SEQLENS by status (ok, unsupported, oom, error) and those with no record at all. A record given later
 (a later file, or later in a file) supersedes an earlier one of the same key, as in lcab-calibrate.
 
-  python3 scripts/measurement_coverage.py data/measurements/h100/*.jsonl
+  python3 scripts/measurement_coverage.py data/measurements/h100/*.jsonl*   # plain and .jsonl.gz
   python3 scripts/measurement_coverage.py --seqlen 1k,2k,4k,8k,16k,32k,64k --missing FILES...
 """
 
