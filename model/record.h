@@ -103,7 +103,7 @@ RecordReadResult read_records(const std::string& path);
 RecordReadResult read_records(const std::vector<std::string>& paths);
 
 /// Appends records to a JSON Lines file (or stdout for "-"), one line each, flushed at once so that an
-/// interrupted run loses nothing.
+/// interrupted run loses nothing. Refuses a compressed file (PATH.gz, or PATH where only PATH.gz is stored).
 class RecordWriter {
  public:
   explicit RecordWriter(const std::string& path);

@@ -15,6 +15,16 @@ def stored_path(path):
     return path
 
 
+def check_appendable(path):
+    """Raises ValueError where appending records to path would corrupt a compressed file (path ends in .gz) or hide
+    one from readers (path is not stored but path.gz is), as lcab's RecordWriter refuses them."""
+    if path.endswith(".gz"):
+        raise ValueError(f"cannot append records to the compressed file '{path}': write to a new .jsonl file")
+    if stored_path(path) != path:
+        raise ValueError(f"'{path}' is stored compressed as '{path}.gz': write to a new .jsonl file "
+                         "(or decompress it first)")
+
+
 def open_text(path):
     """A text file object for stored_path(path), decompressing when the file starts with gzip's magic bytes."""
     path = stored_path(path)

@@ -660,6 +660,11 @@ def profile_reps(torch, region, before, flush_buffer, reps):
 
 def main(argv):
     args = parse_args(argv)
+    if args.out:
+        try:
+            record_files.check_appendable(args.out)
+        except ValueError as e:
+            sys.exit(f"torch_peers: {e}")
     try:
         import numpy as np
         import torch

@@ -136,6 +136,9 @@ TEST(Record, CompressedFileReadsLikePlainAndAPlainPathFallsBackToIt) {
   std::remove(plain.c_str());
   EXPECT_EQ(stored_path(plain), plain + ".gz");
   EXPECT_EQ(read_records(plain).records.size(), 3u);
+  // Writers refuse compressed files: appending to one would corrupt it, appending beside one would hide it.
+  EXPECT_THROW(RecordWriter(plain + ".gz"), Error);
+  EXPECT_THROW(RecordWriter{plain}, Error);
   // A truncated compressed file is an error, not a shorter file.
   write_gzip(plain + ".gz", text, 40);
   EXPECT_THROW(read_records(plain), Error);

@@ -37,6 +37,13 @@ def main():
             fail("a missing plain name does not fall back to NAME.gz")
         if list(record_files.read_records(plain)) != from_plain:
             fail("the fallback reads something else")
+        for refused in (plain, plain + ".gz"):  # beside a compressed file, or into one
+            try:
+                record_files.check_appendable(refused)
+                fail(f"appending to {refused} accepted")
+            except ValueError:
+                pass
+        record_files.check_appendable(os.path.join(d, "new.jsonl"))
         missing = os.path.join(d, "missing.jsonl")
         if record_files.stored_path(missing) != missing:
             fail("a path with no stored file is changed")
