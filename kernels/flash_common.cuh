@@ -68,6 +68,14 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
+/// log2(x) with the special-function unit (lg2.approx: within about 2^-22 relative; flushes denormals): the forward
+/// epilogue's lse, where logf's accurate path lengthened a row's dependent chain (fwd-epilogue-approx-2026-11-24).
+__device__ __forceinline__ float fast_log2(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 __device__ __forceinline__ uint32_t smem_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
