@@ -18,7 +18,7 @@ std::string stored_path(const std::string& path) {
 
 LineReader::LineReader(const std::string& path) : path_(stored_path(path)) {
   file_ = gzopen(path_.c_str(), "rb");
-  LCAB_CHECK(file_ != nullptr, "cannot open '" << path << "' (nor '" << path << ".gz')");
+  LCAB_CHECK(file_ != nullptr, "cannot open '" << path << "'" << (path_ == path ? " (nor '" + path + ".gz')" : ""));
   gzbuffer(static_cast<gzFile>(file_), 1 << 17);
 }
 

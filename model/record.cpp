@@ -220,7 +220,7 @@ RecordWriter::RecordWriter(const std::string& path) : path_(path) {
   } else {
     // Compressed files are finished ones (line_reader.h): appending plain lines would corrupt one, and appending
     // beside one (PATH while only PATH.gz is stored) would hide its records from every reader of PATH.
-    LCAB_CHECK(!(path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0),
+    LCAB_CHECK(!path.ends_with(".gz"),
                "cannot append records to the compressed file '" << path << "': write to a new .jsonl file");
     LCAB_CHECK(stored_path(path) == path, "'" << path << "' is stored compressed as '" << path
                                               << ".gz': write to a new .jsonl file (or decompress it first)");

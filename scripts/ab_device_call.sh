@@ -26,15 +26,10 @@ base="$1"
 builds=("$@")
 new=("${@:2}")
 B=build-carry
-# Every binary is checked before anything runs (a call that finds one missing costs nothing).
-for v in "${builds[@]}"; do
-  [ -e "$B/$v/lcab-kernel-bench" ] || [ -e "$B/$v/lcab-kernel-bench.gz" ] || [ -e "$B/$v/lcab-kernel-bench.xz" ] ||
-    { echo "ab_device_call: $B/$v/lcab-kernel-bench is missing" >&2; exit 2; }
-done
-if [ -n "$tests_build" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests" ] && [ ! -e "$B/$tests_build/lcab_kernel_tests.gz" ] &&
-   [ ! -e "$B/$tests_build/lcab_kernel_tests.xz" ]; then
-  echo "ab_device_call: $B/$tests_build/lcab_kernel_tests is missing" >&2; exit 2
-fi
+# Every binary is checked before anything runs (a call that finds one missing costs nothing); packed is as good.
+require() { [ -e "$1" ] || [ -e "$1.gz" ] || [ -e "$1.xz" ] || { echo "ab_device_call: $1 is missing" >&2; exit 2; }; }
+for v in "${builds[@]}"; do require "$B/$v/lcab-kernel-bench"; done
+[ -z "$tests_build" ] || require "$B/$tests_build/lcab_kernel_tests"
 [ -n "${OUT:-}" ] || { echo "ab_device_call: OUT is not set (the device tool sets it)" >&2; exit 2; }
 for v in "${builds[@]}" ${tests_build:+"$tests_build"}; do bash "$here/carry.sh" unpack "$B/$v"; done
 export NCCL_NVLS_ENABLE=0
