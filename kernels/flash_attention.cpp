@@ -18,7 +18,7 @@ namespace lcab::kernels {
 namespace {
 
 struct UploadedWork {
-  DeviceBuffer order, run_offsets, cta_items, cta_walks, runs, run_masks, slice_offsets, slices;
+  DeviceBuffer order, run_offsets, cta_items, cta_walks, tail_heads, runs, run_masks, slice_offsets, slices;
   flash::DeviceWork view;
 
   explicit UploadedWork(const FlashPassWork& work)
@@ -26,6 +26,7 @@ struct UploadedWork {
         run_offsets(DeviceBuffer::upload(work.run_offsets)),
         cta_items(DeviceBuffer::upload(work.cta_items)),
         cta_walks(DeviceBuffer::upload(work.cta_walks)),
+        tail_heads(DeviceBuffer::upload(work.tail_heads)),
         runs(DeviceBuffer::upload(work.runs)),
         run_masks(DeviceBuffer::upload(work.run_masks)),
         slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
@@ -35,6 +36,7 @@ struct UploadedWork {
     view.run_offsets = run_offsets.as<int32_t>();
     view.cta_items = cta_items.as<int32_t>();
     view.cta_walks = cta_walks.as<int8_t>();
+    view.tail_heads = tail_heads.as<int32_t>();
     view.runs = runs.as<DeviceRun>();
     view.run_masks = work.run_masks.empty() ? nullptr : run_masks.as<DeviceRunMask>();
     view.slice_offsets = slice_offsets.as<int32_t>();
@@ -46,7 +48,7 @@ struct UploadedWork {
   }
   int64_t bytes() const {
     return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +
-                                runs.bytes() + run_masks.bytes() + slice_offsets.bytes() + slices.bytes());
+                                tail_heads.bytes() + runs.bytes() + run_masks.bytes() + slice_offsets.bytes() + slices.bytes());
   }
 };
 
@@ -133,7 +135,8 @@ class FlashPlan final : public AttentionPlan {
 
   int64_t workspace_bytes() const override {
     return forward_work_.bytes() + backward_work_.bytes() +
-           static_cast<int64_t>(dq_accum_.bytes() + delta_.bytes() + item_counter_.bytes());
+           static_cast<int64_t>(dq_accum_.bytes() + delta_.bytes() + item_counter_.bytes() +
+                                backward_counters_.bytes());
   }
 
   void forward(const ForwardArgs& args) override {
@@ -160,6 +163,9 @@ class FlashPlan final : public AttentionPlan {
       // absorbs the allocation.
       dq_accum_ = DeviceBuffer(static_cast<size_t>(q_elems) * sizeof(float));
       delta_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.heads * problem_.seqlen_q) * sizeof(float));
+      if (arch_ == FlashArch::kSm90) {
+        backward_counters_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.kv_heads) * sizeof(int));
+      }
     }
     flash::BackwardParams params;
     params.shape = shape_;
@@ -175,6 +181,7 @@ class FlashPlan final : public AttentionPlan {
     params.dv = args.dv;
     params.dq_accum = dq_accum_.as<float>();
     params.delta = delta_.as<float>();
+    params.counters = backward_counters_.as<int>();
     if (arch_ == FlashArch::kSm90) {
       flash::launch_backward_sm90(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
     } else {
@@ -192,6 +199,7 @@ class FlashPlan final : public AttentionPlan {
   DeviceBuffer dq_accum_;
   DeviceBuffer delta_;
   DeviceBuffer item_counter_;  ///< the Hopper forward's work-item counter (plans are not shared across streams)
+  DeviceBuffer backward_counters_;  ///< the Hopper backward's per-head counters (BackwardParams::counters)
 };
 
 class FlashAttention final : public AttentionImpl {

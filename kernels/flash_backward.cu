@@ -81,6 +81,12 @@ __device__ __forceinline__ void add_pair(float* dst, float x, float y) {
 
 template <typename T, int kHeadDim>
 __global__ void delta_kernel(const BackwardParams p) {
+  // The Hopper grid's per-head counters (BackwardParams::counters), zeroed before its launch.
+  if (p.counters != nullptr && blockIdx.x == 0) {
+    for (int i = static_cast<int>(threadIdx.x); i < p.shape.batch * p.shape.kv_heads; i += static_cast<int>(blockDim.x)) {
+      p.counters[i] = 0;
+    }
+  }
   constexpr int kLanesPerRow = kHeadDim / 8;
   const int64_t rows = static_cast<int64_t>(p.shape.batch) * p.shape.seqlen_q * p.shape.heads;
   const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanesPerRow;

@@ -17,6 +17,7 @@ struct DeviceWork {
   const int32_t* run_offsets = nullptr;
   const int32_t* cta_items = nullptr;  ///< backward: the CTAs' items in launch order (FlashPassWork::cta_items)
   const int8_t* cta_walks = nullptr;   ///< backward: kWalk* bits of each CTA (FlashPassWork::cta_walks)
+  const int32_t* tail_heads = nullptr;  ///< backward: the dQ conversion's head order (FlashPassWork::tail_heads)
   const DeviceRun* runs = nullptr;
   const DeviceRunMask* run_masks = nullptr;  ///< forward: per run (FlashPassWork::run_masks); backward: none
   const int32_t* slice_offsets = nullptr;
@@ -60,6 +61,9 @@ struct BackwardParams {
   void* dv = nullptr;
   float* dq_accum = nullptr;  ///< workspace [batch, seqlen_q, heads, head_dim] fp32
   float* delta = nullptr;     ///< workspace [batch, heads, seqlen_q] fp32: rowsum(dout * out)
+  /// Hopper path: workspace of batch x kv_heads ints, per (batch, kv head) the dK/dV CTAs that have finished (the
+  /// preprocess zeroes them).
+  int* counters = nullptr;
 };
 
 /// Raises the kernels' dynamic shared-memory limits (once per process is enough; cheap to repeat).
@@ -69,7 +73,9 @@ void configure_backward(DType dtype, int head_dim);
 void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 /// The backward's steps around the dK/dV kernel, shared by both code paths: zero dq_accum and compute delta =
-/// rowsum(dout * out) (before), convert dq_accum to dq in the element type (after); every head dim of either path.
+/// rowsum(dout * out) (before; it also zeroes BackwardParams::counters where given), convert dq_accum to dq in the
+/// element type (after: the mma.sync path's; the Hopper path converts in its dK/dV grid's tail, and launches this
+/// only for a call without keys); every head dim of either path.
 void launch_backward_preprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 void launch_backward_postprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 

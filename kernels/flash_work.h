@@ -66,6 +66,10 @@ struct FlashPassWork {
   /// Backward only: the walk (kWalk* bits) of each CTA of cta_items: its k tile's outer_walk, or a pair's.
   std::vector<int8_t> cta_walks;
   bool pairs_documents = false;  ///< backward only: cta_items pairs the k tiles of documents
+  /// Backward only: the (batch x kv_heads + kv head) units in the order their last CTA comes in cta_items, the
+  /// order in which the Hopper backward's tail converts their dQ rows (model/perf/backward_tail.h): the heads that
+  /// finish first are converted first.
+  std::vector<int32_t> tail_heads;
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;

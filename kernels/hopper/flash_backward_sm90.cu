@@ -1,9 +1,28 @@
-// lcab_flash backward, Hopper path (sm_90a): the dK/dV kernel of the backward with TMA and wgmma. The preprocess
-// (delta = rowsum(dO * O), dQ accumulator zeroed) and the dQ conversion are the mma.sync path's launches.
+// lcab_flash backward, Hopper path (sm_90a): the dK/dV kernel of the backward with TMA and wgmma, whose grid also
+// converts the fp32 dQ accumulator. The preprocess (delta = rowsum(dO * O), dQ accumulator zeroed) is the mma.sync
+// path's launch.
 //
 // One CTA per (k tile of 128 keys, kv head, batch element), in the work list's launch order (each kv head's k tiles
 // costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order; where documents
-// are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h).
+// are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h). The CTAs past
+// the dK/dV ones are the dQ conversion's (model/perf/backward_tail.h): chunks of rows of one kv head's q heads,
+// heads in the order their dK/dV CTAs finish (FlashPassWork::tail_heads), each waiting until every dK/dV CTA of its
+// head has counted itself finished. They start as the last wave's SMs run out of dK/dV work, so the conversion fills
+// the grid's tail instead of following the kernel. A conversion CTA waits only on CTAs of lower block index, which
+// the hardware has started before it (it starts a grid's CTAs in index order, what the launch order above relies
+// on too, and CUB's single-pass scan's look-back), so its wait ends. Measured per cycle on an H100 against the
+// separate conversion launch (data/measurements/h100/bwd-dq-tail-2026-11-24/): at 32K hd 128 the window +4.8% and
+// causal_document +4.8%, full and causal within 0.3%. How it is built keeps the dK/dV loops as they were:
+//   - the conversion is a function of its own (__noinline__): inlined, its code ahead of the loops cost hd 64 about
+//     3% on every mask with the loops' SASS unchanged; out of line, hd 64's full and causal are 0.7-1.2% behind
+//     (not isolated further);
+//   - each consumer warpgroup's thread 0, which issued its dQ reductions, counts itself finished (two counts per
+//     CTA) after its bulk_wait, inside consume_backward: any code after the role branches (one count from the
+//     producer after the consumers' arrival, or a __syncthreads) changed the consumers' SASS by hundreds of
+//     instructions at hd 64 and 256;
+//   - the conversion CTAs are told apart by block index: a ticket counter taken at each CTA's start would not rely
+//     on the start order, but its index, read from shared memory, moved the producer's loop state out of the uniform
+//     datapath.
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
 //     lanes (loaded before it waits for the stage), into a kStages-deep ring completing on mbarriers. The order of
@@ -39,6 +58,7 @@
 #include "kernels/hopper/sm90_flash_common.cuh"
 #include "kernels/hopper/sm90_primitives.cuh"
 #include "kernels/hopper/tensor_map.h"
+#include "model/perf/backward_tail.h"
 
 // The kernels' bodies exist for sm_90a only; the other device passes (sm_80) compile them empty, leaving the
 // helpers below unreferenced there (nvcc's #177), which is expected and silenced for those passes alone.
@@ -106,6 +126,9 @@ struct Sm90BackwardArgs {
   CUtensorMap k_map;
   CUtensorMap v_map;
   CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
+  int dkdv_ctas;             ///< CTAs below this index are dK/dV CTAs (FlashPassWork::cta_items), the rest convert
+  int tail_chunk_rows;       ///< query rows per conversion CTA (perf::backward_tail_chunk_rows)
+  int tail_chunks_per_head;  ///< conversion CTAs per (batch, kv head)
 };
 
 // The CTA's k tile and the runs of q tiles that touch it.
@@ -132,6 +155,51 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
   kt.run_end = warp_uniform(p.work.run_offsets[outer + 1]);
   kt.walk = warp_uniform(static_cast<int>(p.work.cta_walks[blockIdx.x]));
   return kt;
+}
+
+// A conversion CTA of the grid's tail (model/perf/backward_tail.h): dQ = the fp32 accumulator in the element type,
+// for rows [row0, row0 + tail_chunk_rows) of the q heads of one (batch, kv head), once that head's dK/dV CTAs have
+// all counted themselves finished (each consumer warpgroup counts once its dQ reductions are complete). Every
+// thread keeps kUnroll 16-byte loads in flight (48 KiB per SM), so that the tail's SMs draw most of the memory's
+// bandwidth.
+template <typename T, int kHeadDim>
+__device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit) {
+  const BackwardParams& p = a.p;
+  const Shape& s = p.shape;
+  const int group = s.heads / s.kv_heads;
+  const int head_unit = p.work.tail_heads[unit / a.tail_chunks_per_head];  // batch x kv_heads + kv head
+  const int row0 = (unit % a.tail_chunks_per_head) * a.tail_chunk_rows;
+  const int rows = min(a.tail_chunk_rows, s.seqlen_q - row0);
+  if (threadIdx.x == 0) {
+    const int finished = 2 * p.work.outer_tiles;  // both consumer warpgroups of each of the head's k tiles
+    while (sm90::ld_acquire_gpu(p.counters + head_unit) < finished) __nanosleep(128);
+  }
+  __syncthreads();
+  // A row's q heads of the group are contiguous (group x kHeadDim floats); rows lie heads x kHeadDim apart.
+  const int row_vectors = group * kHeadDim / 4;
+  const int total = rows * row_vectors;
+  const int64_t row_stride = static_cast<int64_t>(s.heads) * kHeadDim;
+  const int64_t base = (static_cast<int64_t>(head_unit / s.kv_heads) * s.seqlen_q + row0) * row_stride +
+                       static_cast<int64_t>(head_unit % s.kv_heads) * group * kHeadDim;
+  constexpr int kUnroll = 8;
+  const int threads = static_cast<int>(blockDim.x);
+  for (int first = static_cast<int>(threadIdx.x); first < total; first += kUnroll * threads) {
+    float4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = first + u * threads;
+      const int64_t e = base + (i / row_vectors) * row_stride + (i % row_vectors) * 4;
+      v[u] = i < total ? __ldcg(reinterpret_cast<const float4*>(p.dq_accum + e)) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int i = first + u * threads;
+      if (i >= total) break;
+      const int64_t e = base + (i / row_vectors) * row_stride + (i % row_vectors) * 4;
+      *reinterpret_cast<uint2*>(static_cast<T*>(p.dq) + e) =
+          make_uint2(MmaType<T>::pack(v[u].x, v[u].y), MmaType<T>::pack(v[u].z, v[u].w));
+    }
+  }
 }
 
 // Walks (q head of the group, q tile) pairs in the order the k tile's `walk` asks: heads outer (the runs once
@@ -549,7 +617,14 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
     }
   }
 
-  if (thread == 0) sm90::bulk_wait();  // dQ reductions complete before the CTA's shared memory goes away
+  if (thread == 0) {
+    // dQ reductions complete before the CTA's shared memory goes away; then the warpgroup counts itself finished
+    // for the conversion of its head (kConsumerWarpgroups counts per CTA), its reductions ordered before the count.
+    sm90::bulk_wait();
+    sm90::fence_async_global();
+    __threadfence();
+    sm90::add_release_gpu(p.counters + kt.batch * s.kv_heads + kt.kv_head, 1);
+  }
 
   // dK (scaled) and dV; keys that no query sees get zeros.
   const int64_t kv_stride = static_cast<int64_t>(s.kv_heads) * kHeadDim;
@@ -578,6 +653,10 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     flash_dkdv_sm90_kernel(const __grid_constant__ Sm90BackwardArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Sm90BackwardConfig<kHeadDim>;
+  if (blockIdx.x >= static_cast<unsigned>(args.dkdv_ctas)) {
+    convert_dq_tail<T, kHeadDim>(args, static_cast<int>(blockIdx.x) - args.dkdv_ctas);
+    return;
+  }
   extern __shared__ unsigned char smem_raw[];
   unsigned char* smem =
       reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
@@ -601,6 +680,7 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     sm90::regs_increase<240>();
     consume_backward<T, kHeadDim, kRunMasks>(args, smem, bars, kt, warpgroup - 1);
   }
+
 #endif
 }
 
@@ -610,12 +690,19 @@ struct LaunchBackwardSm90 {
     using C = Sm90BackwardConfig<kHeadDim>;
     check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "backward (sm90)");
     const Shape& s = params.shape;
-    launch_backward_preprocess(params, mma_dtype<T>(), kHeadDim, stream);
+    LCAB_CHECK(params.counters != nullptr, "the Hopper backward needs its counters (BackwardParams::counters)");
+    launch_backward_preprocess(params, mma_dtype<T>(), kHeadDim, stream);  // also zeroes the counters
     const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
-    LCAB_CHECK(blocks < (int64_t(1) << 31), "backward grid of " << blocks << " CTAs is too large");
+    const int64_t group = s.heads / s.kv_heads;
+    const int64_t tail_per_head = perf::backward_tail_chunks_per_head(s.seqlen_q, group, kHeadDim);
+    const int64_t tail = tail_per_head * s.batch * s.kv_heads;
+    LCAB_CHECK(blocks + tail < (int64_t(1) << 31), "backward grid of " << blocks + tail << " CTAs is too large");
     if (blocks > 0) {
       Sm90BackwardArgs args;
       args.p = params;
+      args.dkdv_ctas = static_cast<int>(blocks);
+      args.tail_chunk_rows = static_cast<int>(perf::backward_tail_chunk_rows(group, kHeadDim));
+      args.tail_chunks_per_head = static_cast<int>(tail_per_head);
       args.q_map = sm90::make_token_major_map(params.q, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
       args.do_map = sm90::make_token_major_map(params.dout, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
       args.k_map = sm90::make_token_major_map(params.k, s.batch, s.seqlen_k, s.kv_heads, kHeadDim, C::kBlockK);
@@ -626,15 +713,16 @@ struct LaunchBackwardSm90 {
         LCAB_CHECK(kBackwardRunMasks<kHeadDim>, "the hd " << kHeadDim << " backward has no run-mask kernel");
         if constexpr (kBackwardRunMasks<kHeadDim>) {
           flash_dkdv_sm90_kernel<T, kHeadDim, true>
-              <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
+              <<<static_cast<unsigned>(blocks + tail), C::kThreads, C::kSmemBytes, stream>>>(args);
         }
       } else {
         flash_dkdv_sm90_kernel<T, kHeadDim, false>
-            <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(args);
+            <<<static_cast<unsigned>(blocks + tail), C::kThreads, C::kSmemBytes, stream>>>(args);
       }
       LCAB_CUDA_CHECK_LAUNCH();
+    } else {
+      launch_backward_postprocess(params, mma_dtype<T>(), kHeadDim, stream);  // no key: dQ is the zeroed accumulator
     }
-    launch_backward_postprocess(params, mma_dtype<T>(), kHeadDim, stream);
   }
 };
 

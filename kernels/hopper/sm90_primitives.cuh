@@ -128,6 +128,23 @@ __device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.w
 __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 /// Orders this thread's ordinary shared-memory writes before later async-proxy (TMA, wgmma) reads.
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+/// The same between the generic and the async proxy for global memory (after bulk_wait: the TMA reductions the
+/// thread has completed, ordered before its later generic accesses and the releases that follow them).
+__device__ __forceinline__ void fence_async_global() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
+
+// ---- flags between CTAs ------------------------------------------------------------------------------------------
+
+/// A load with acquire semantics at GPU scope (pairs with add_release_gpu in another CTA).
+__device__ __forceinline__ int ld_acquire_gpu(const int* address) {
+  int value;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];\n" : "=r"(value) : "l"(address) : "memory");
+  return value;
+}
+/// Adds to a global counter with release semantics at GPU scope: this thread's earlier writes, and those it has
+/// synchronized with (a CTA barrier before it), are visible to whoever acquires the new value.
+__device__ __forceinline__ void add_release_gpu(int* address, int value) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
+}
 
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");

@@ -12,6 +12,7 @@
 #include "model/error.h"
 #include "model/mask_spec.h"
 #include "model/perf/backward_pairs.h"
+#include "model/perf/backward_tail.h"
 #include "model/perf/kernel_cost.h"
 
 namespace lcab::kernels {
@@ -218,6 +219,35 @@ TEST(FlashWork, BackwardCtasStartTheLongKTilesOfEveryKvHeadFirst) {
   const FlashPassWork full = build_backward_work(make_problem(make_mask("full", 4096), 1, 64, 8, 128, DType::kBf16),
                                                  flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
   for (int32_t n = 0; n < 8 * 32; ++n) EXPECT_EQ(full.cta_items[n], n);
+}
+
+TEST(FlashWork, BackwardTailConvertsHeadsInTheOrderTheirLastCtaStarts) {
+  // The Hopper backward's tail converts dQ head by head (model/perf/backward_tail.h), first the (batch, kv head)
+  // whose last CTA comes first in cta_items: a permutation of the heads, their last CTAs in increasing order.
+  for (const int64_t batch : {1, 2}) {
+    const AttentionProblem p = make_problem(make_mask("causal_document", 8192), batch, 32, 4, 128, DType::kBf16);
+    const FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
+    ASSERT_EQ(w.tail_heads.size(), static_cast<size_t>(batch * 4));
+    std::vector<int64_t> last(static_cast<size_t>(batch * 4), -1);
+    for (size_t n = 0; n < w.cta_items.size(); ++n) last[static_cast<size_t>(w.cta_items[n] / w.outer_tiles)] = n;
+    std::vector<int32_t> sorted = w.tail_heads;
+    std::sort(sorted.begin(), sorted.end());
+    for (int32_t h = 0; h < batch * 4; ++h) ASSERT_EQ(sorted[static_cast<size_t>(h)], h);
+    for (size_t n = 1; n < w.tail_heads.size(); ++n) {
+      EXPECT_LT(last[static_cast<size_t>(w.tail_heads[n - 1])], last[static_cast<size_t>(w.tail_heads[n])]) << n;
+    }
+  }
+  // The causal launch above: head 0's last k tiles come before head 1's, and so on.
+  const FlashPassWork causal = build_backward_work(make_problem(make_mask("causal", 4096), 1, 64, 8, 128, DType::kBf16),
+                                                   flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132, false);
+  EXPECT_EQ(causal.tail_heads, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // The chunks: 2 MiB of fp32 rows of a kv head's q heads each, whole rows, at least one.
+  EXPECT_EQ(perf::backward_tail_chunk_rows(8, 128), 512);
+  EXPECT_EQ(perf::backward_tail_chunk_rows(1, 64), 8192);
+  EXPECT_EQ(perf::backward_tail_chunk_rows(1 << 20, 256), 1);
+  EXPECT_EQ(perf::backward_tail_chunks_per_head(32768, 8, 128), 64);
+  EXPECT_EQ(perf::backward_tail_chunks_per_head(1000, 8, 128), 2);
+  EXPECT_EQ(perf::backward_tail_chunks_per_head(0, 8, 128), 0);
 }
 
 // A k tile's run key (4 x q tiles + partial ones), the duration the launch order plays with.
