@@ -45,6 +45,7 @@ struct UploadedWork {
     view.outer_tiles = work.outer_tiles;
     view.q_tile_rows = work.q_tile_rows;
     view.section_heads = work.section_heads;
+    view.tail_chunk_rows = work.tail_chunk_rows;
   }
   int64_t bytes() const {
     return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +

@@ -26,6 +26,7 @@ struct DeviceWork {
   int32_t outer_tiles = 0;
   int32_t q_tile_rows = 0;
   int32_t section_heads = 1;  ///< forward: q heads per section of the item order (FlashPassWork::section_heads)
+  int32_t tail_chunk_rows = 1;  ///< backward: rows per conversion CTA of the Hopper grid's tail
 };
 
 struct Shape {

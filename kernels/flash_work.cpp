@@ -6,6 +6,7 @@
 
 #include "model/error.h"
 #include "model/perf/backward_pairs.h"
+#include "model/perf/backward_tail.h"
 
 namespace lcab::kernels {
 namespace {
@@ -281,6 +282,8 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<std::ve
   std::iota(work.tail_heads.begin(), work.tail_heads.end(), 0);
   std::stable_sort(work.tail_heads.begin(), work.tail_heads.end(),
                    [&](int32_t a, int32_t b) { return last[static_cast<size_t>(a)] < last[static_cast<size_t>(b)]; });
+  work.tail_chunk_rows = to_i32(perf::backward_tail_chunk_rows(problem.seqlen_q, heads, problem.heads / problem.kv_heads,
+                                                               problem.head_dim, slots));
 }
 
 }  // namespace

@@ -70,6 +70,9 @@ struct FlashPassWork {
   /// order in which the Hopper backward's tail converts their dQ rows (model/perf/backward_tail.h): the heads that
   /// finish first are converted first.
   std::vector<int32_t> tail_heads;
+  /// Backward only: query rows per conversion CTA of that tail (perf::backward_tail_chunk_rows for the call's heads
+  /// and the GPU's SMs).
+  int32_t tail_chunk_rows = 1;
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;

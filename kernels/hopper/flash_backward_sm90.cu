@@ -127,7 +127,7 @@ struct Sm90BackwardArgs {
   CUtensorMap v_map;
   CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
   int dkdv_ctas;             ///< CTAs below this index are dK/dV CTAs (FlashPassWork::cta_items), the rest convert
-  int tail_chunk_rows;       ///< query rows per conversion CTA (perf::backward_tail_chunk_rows)
+  int tail_chunk_rows;       ///< query rows per conversion CTA (FlashPassWork::tail_chunk_rows)
   int tail_chunks_per_head;  ///< conversion CTAs per (batch, kv head)
 };
 
@@ -693,15 +693,14 @@ struct LaunchBackwardSm90 {
     LCAB_CHECK(params.counters != nullptr, "the Hopper backward needs its counters (BackwardParams::counters)");
     launch_backward_preprocess(params, mma_dtype<T>(), kHeadDim, stream);  // also zeroes the counters
     const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
-    const int64_t group = s.heads / s.kv_heads;
-    const int64_t tail_per_head = perf::backward_tail_chunks_per_head(s.seqlen_q, group, kHeadDim);
+    const int64_t tail_per_head = perf::backward_tail_chunks_per_head(s.seqlen_q, params.work.tail_chunk_rows);
     const int64_t tail = tail_per_head * s.batch * s.kv_heads;
     LCAB_CHECK(blocks + tail < (int64_t(1) << 31), "backward grid of " << blocks + tail << " CTAs is too large");
     if (blocks > 0) {
       Sm90BackwardArgs args;
       args.p = params;
       args.dkdv_ctas = static_cast<int>(blocks);
-      args.tail_chunk_rows = static_cast<int>(perf::backward_tail_chunk_rows(group, kHeadDim));
+      args.tail_chunk_rows = params.work.tail_chunk_rows;
       args.tail_chunks_per_head = static_cast<int>(tail_per_head);
       args.q_map = sm90::make_token_major_map(params.q, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
       args.do_map = sm90::make_token_major_map(params.dout, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);

@@ -81,11 +81,14 @@ IMPLS = {
 # Backward passes over q outside the tile loop, bytes per q element (row x head x head dim) at a 2-byte dtype:
 # dO.O (reads dO and O: 2 + 2), the fp32 dQ accumulator zeroed (4), then read (4) and written as dtype (2).
 BWD_Q_PASS_BYTES = {
-    "lcab_flash_sm80": (14, "the same passes as lcab_flash's (shared launches)"),
-    "lcab_flash": (14, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B), the fp32 dQ accumulator is "
-                       "zeroed (4 B) and convert_dq_kernel reads it (4 B) and writes dQ (2 B) per q element; the "
-                       "measured kernels of data/measurements/h200x2/cp-p2-current-2026-11-22.jsonl (delta + "
-                       "convert 0.19 ms at 16K x 32 heads x hd128) match 14 B per element at 4.8 TB/s"),
+    "lcab_flash_sm80": (14, "kernels/flash_backward.cu: delta_kernel reads dO and O (2 + 2 B), the fp32 dQ "
+                            "accumulator is zeroed (4 B) and convert_dq_kernel reads it (4 B) and writes dQ (2 B) per q "
+                            "element, three launches around the dK/dV kernel"),
+    "lcab_flash": (8, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B) and the fp32 dQ accumulator is "
+                      "zeroed (4 B) per q element before the dK/dV grid (its conversion runs in that grid's tail: "
+                      "tail_pass_bytes_per_element); the measured kernels of data/measurements/h200x2/"
+                      "cp-p2-current-2026-11-22.jsonl (delta + convert 0.19 ms at 16K x 32 heads x hd128) matched "
+                      "the 14 B per element of the three passes at 4.8 TB/s"),
     "torch_sdpa_flash": (14, "FlashAttention-2 backward (flash_bwd_launch_template.h): dot(dO, O) preprocessing "
                              "(2 + 2 B), fp32 dQ accumulator zeroed (4 B) and converted (4 + 2 B) per q element"),
 }
@@ -249,6 +252,8 @@ def optional_terms(impl, pass_name, head_dim, full_tile_us):
         terms["whole_sequence_band"] = True
     if (impl, pass_name) in RAGGED_SEQUENCES:
         terms["ragged_sequences"] = True
+    if pass_name == "bwd" and impl in BWD_TAIL_PASS_BYTES:
+        terms["tail_pass_bytes_per_element"] = sourced(*BWD_TAIL_PASS_BYTES[impl])
     if (impl, pass_name) in KV_EXPAND_TERM:
         terms["kv_expand_bytes_per_element"] = sourced(0.0, "bytes per q element of K/V repeated to the q heads under "
                                                             "GQA (the backend has no GQA); 0 until calibrated")
@@ -267,6 +272,13 @@ def optional_terms(impl, pass_name, head_dim, full_tile_us):
                                                   "matrix products (Q K^T, dO V^T, dS K against Q K^T, dO V^T, "
                                                   "P^T dO, dS^T Q), an assumption until calibrated")
     return terms
+
+
+# Passes over q that CTAs of the kernel's own grid run after its tile items (KernelParams::tail_pass_bytes_per_element).
+BWD_TAIL_PASS_BYTES = {
+    "lcab_flash": (6, "kernels/hopper/flash_backward_sm90.cu: the dK/dV grid's tail CTAs read the fp32 dQ "
+                      "accumulator (4 B) and write dQ (2 B) per q element (model/perf/backward_tail.h), since f8ea1d8"),
+}
 
 
 def q_pass_bytes(impl, pass_name, dtype):

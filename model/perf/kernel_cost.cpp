@@ -9,6 +9,7 @@
 #include "model/error.h"
 #include "model/mask_tiling.h"
 #include "model/perf/backward_pairs.h"
+#include "model/perf/backward_tail.h"
 #include "model/perf/first_painter.h"
 #include "model/perf/grid_launch_order.h"
 #include "model/perf/stable_sort_small.h"
@@ -487,6 +488,13 @@ KernelCostModel::KernelCostModel(KernelParams params, int sms, double hbm_bytes_
   LCAB_CHECK(expand_bytes == 0 || hbm_bytes_per_s > 0,
              "kernel " << params_.impl << " " << params_.pass << ": kv_expand_bytes_per_element needs the HBM bandwidth");
   if (expand_bytes > 0) kv_expand_us_per_element_ = expand_bytes / hbm_bytes_per_s * 1e6;
+  const double tail_bytes = params_.tail_pass_bytes_per_element ? params_.tail_pass_bytes_per_element->value : 0.0;
+  LCAB_CHECK(tail_bytes == 0 || hbm_bytes_per_s > 0,
+             "kernel " << params_.impl << " " << params_.pass << ": tail_pass_bytes_per_element needs the HBM bandwidth");
+  LCAB_CHECK(tail_bytes == 0 || params_.scheduler != KernelScheduler::kPersistentLongestFirst,
+             "kernel " << params_.impl << " " << params_.pass << ": tail_pass_bytes_per_element needs a grid scheduler");
+  // All slots converting at once stream at the HBM bandwidth: one slot's share of it each.
+  if (tail_bytes > 0) tail_pass_slot_us_per_element_ = tail_bytes / hbm_bytes_per_s * 1e6 * static_cast<double>(slots_);
 }
 
 KernelCostModel::KernelCostModel(const HardwareProfile& profile, KernelParams params)
@@ -766,6 +774,21 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
       items += static_cast<int64_t>(grid_items.offsets[m + 1] - grid_items.offsets[m]) * grid_items.heads[m];
     order_matters = items * shape.batch > slots_;
   }
+  // The grid's tail pass: chunk items after the tile items (backward_tail.h's chunks, of equal cost on average).
+  CostRun tail;
+  if (tail_pass_slot_us_per_element_ > 0) {
+    const int64_t units = shape.kv_heads * shape.batch;
+    const int64_t rows = backward_tail_chunk_rows(seqlen_q, units, group, shape.head_dim, slots_);
+    tail.count = backward_tail_chunks_per_head(seqlen_q, rows) * units;
+    if (tail.count > 0) {
+      const double q_elements = static_cast<double>(seqlen_q * shape.heads * shape.head_dim * shape.batch);
+      tail.cost_us = tail_pass_slot_us_per_element_ * q_elements / static_cast<double>(tail.count);
+    }
+  }
+  const auto with_tail = [&](std::vector<CostRun>& launch) -> std::vector<CostRun>& {
+    if (tail.count > 0) launch.push_back(tail);
+    return launch;
+  };
   const BackwardLaunch* paired = nullptr;
   if (pairing && spans_known && order_matters && pairs_possible(scratch.spans)) {
     const int64_t cta_heads = masks == 1 ? items_per_outer : masks;  // per batch element
@@ -780,17 +803,17 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
       const size_t mask = masks == 1 ? 0 : static_cast<size_t>(cta.head % cta_heads);
       push_cost(launch, scratch.span_costs[mask][static_cast<size_t>(cta.tile)]);
     }
-    result.slots = schedule_in_order(launch, slots_);
+    result.slots = schedule_in_order(with_tail(launch), slots_);
   } else if (keyed && order_matters && promoted_launch(grid_items, shape.batch, slots_, scratch)) {
-    result.slots = schedule_in_order(scratch.promoted, slots_);
+    result.slots = schedule_in_order(with_tail(scratch.promoted), slots_);
   } else if (grid) {
     const size_t one_batch = ordered.size();
     for (int64_t b = 1; b < shape.batch; ++b) ordered.insert(ordered.end(), ordered.begin(), ordered.begin() + one_batch);
-    result.slots = schedule_in_order(ordered, slots_);
+    result.slots = schedule_in_order(with_tail(ordered), slots_);
   } else {
     result.slots = schedule_longest_first_in_place(runs, slots_);
   }
-  result.work_items = result.slots.items;
+  result.work_items = result.slots.items - tail.count;  // the tile items (the tail's chunks are in the slots' loads)
   result.launch_us = params_.launch_us.value;
   const double q_elements = static_cast<double>(seqlen_q * shape.heads * shape.head_dim * shape.batch);
   result.q_pass_us = q_pass_us_per_element_ * q_elements;

@@ -15,6 +15,9 @@
 // kernels have (profile.h): sustained-load clocks stretch a call of GPU time T to T (1 + s r T / (1 + r T)), and
 // a host floor makes a call take at least host_floor_us (the GPU waiting for the host's dispatch):
 //     time = max(host_floor_us, T (1 + s r T / (1 + r T))),  T = launch_us + busiest slot + q passes.
+// A kernel whose grid runs a pass over q after its items (tail_pass_bytes_per_element: lcab_flash's Hopper backward
+// converting dQ, model/perf/backward_tail.h) has that pass as chunk items queued after the tile items, each at one
+// slot's share of the HBM bandwidth, so it costs only what the last wave's idle slots cannot hold.
 // All of them depend on the shape and T only, so tile counts still determine the cost (cost_from_tiles).
 // A grid launch runs every outer tile (an empty one still writes zeros: row_us); a persistent kernel's work
 // list holds only items with tiles. A long document's k column under GQA is one long serial item: with packed
@@ -153,6 +156,7 @@ class KernelCostModel {
   KernelPass pass_;
   int64_t slots_;
   double q_pass_us_per_element_ = 0;
+  double tail_pass_slot_us_per_element_ = 0;  ///< one slot's time per q element of the tail pass
   double kv_expand_us_per_element_ = 0;  ///< charged under GQA only
   mutable std::unordered_map<uint64_t, std::vector<CacheEntry>> cache_;
   mutable size_t cache_size_ = 0;

@@ -213,6 +213,12 @@ void validate_profile(const HardwareProfile& p) {
     if (k.kv_tile_us) check_non_negative(*k.kv_tile_us, label + " kv_tile_us");
     if (k.kv_expand_bytes_per_element)
       check_non_negative(*k.kv_expand_bytes_per_element, label + " kv_expand_bytes_per_element");
+    if (k.tail_pass_bytes_per_element) {
+      check_non_negative(*k.tail_pass_bytes_per_element, label + " tail_pass_bytes_per_element");
+      LCAB_CHECK(k.scheduler != KernelScheduler::kPersistentLongestFirst,
+                 "profile: " << label << ": tail_pass_bytes_per_element needs a grid scheduler (the pass runs in the "
+                             "grid's tail)");
+    }
     if (k.sustained_slowdown) check_non_negative(*k.sustained_slowdown, label + " sustained_slowdown");
     if (k.sustained_rate_per_us) check_non_negative(*k.sustained_rate_per_us, label + " sustained_rate_per_us");
     LCAB_CHECK(k.sustained_slowdown.has_value() == k.sustained_rate_per_us.has_value(),
@@ -291,6 +297,8 @@ json to_json(const HardwareProfile& p) {
     if (k.ragged_sequences) kernels.back()["ragged_sequences"] = true;
     if (k.kv_expand_bytes_per_element)
       kernels.back()["kv_expand_bytes_per_element"] = write_sourced(*k.kv_expand_bytes_per_element);
+    if (k.tail_pass_bytes_per_element)
+      kernels.back()["tail_pass_bytes_per_element"] = write_sourced(*k.tail_pass_bytes_per_element);
     if (k.sustained_slowdown) kernels.back()["sustained_slowdown"] = write_sourced(*k.sustained_slowdown);
     if (k.sustained_rate_per_us) kernels.back()["sustained_rate_per_us"] = write_sourced(*k.sustained_rate_per_us);
     if (k.host_floor_us) kernels.back()["host_floor_us"] = write_sourced(*k.host_floor_us);
@@ -378,6 +386,7 @@ HardwareProfile profile_from_json(const json& j) {
     if (e.contains("slice_us")) k.slice_us = read_sourced(e, path, "slice_us");
     if (e.contains("kv_tile_us")) k.kv_tile_us = read_sourced(e, path, "kv_tile_us");
     for (auto [name, member] : {std::pair{"kv_expand_bytes_per_element", &KernelParams::kv_expand_bytes_per_element},
+                                std::pair{"tail_pass_bytes_per_element", &KernelParams::tail_pass_bytes_per_element},
                                 std::pair{"sustained_slowdown", &KernelParams::sustained_slowdown},
                                 std::pair{"sustained_rate_per_us", &KernelParams::sustained_rate_per_us},
                                 std::pair{"host_floor_us", &KernelParams::host_floor_us},

@@ -168,6 +168,14 @@ struct KernelParams {
   /// q_pass_bytes_per_element. PyTorch SDPA's memory-efficient backend has no GQA: a GQA call repeats K and V to Hq
   /// heads (repeat_interleave writes 2 x 2 B per q element and reads 4 / g), and its backward sums them back.
   std::optional<Sourced> kv_expand_bytes_per_element;
+  /// tail_pass_bytes_per_element: bytes through HBM per q element (q row x q head x head dim x batch) of a pass
+  /// that CTAs of the kernel's own grid run after its tile items: lcab_flash's Hopper backward converts its fp32 dQ
+  /// accumulator so (reads 4 B, writes 2 B; model/perf/backward_tail.h). The pass is that many chunks of
+  /// perf::backward_tail_chunk_rows rows of one kv head's q heads, queued after the items on the slots that free up
+  /// first, each costing its bytes at one slot's share of the HBM bandwidth (all slots converting at once stream at
+  /// the full bandwidth), so that it fills the idle slots of the last wave. A chunk's wait for the last items of its
+  /// kv head is not modelled. Grid schedulers only. Absent: no such pass.
+  std::optional<Sourced> tail_pass_bytes_per_element;
   /// Sustained-load clocks: a call whose GPU time is T (launch, busiest slot, passes) takes
   ///   T x (1 + sustained_slowdown x r T / (1 + r T)),   r = sustained_rate_per_us (1 / the time constant),
   /// i.e. long calls run at clocks lowered by up to the fraction sustained_slowdown / (1 + sustained_slowdown)

@@ -241,13 +241,22 @@ TEST(FlashWork, BackwardTailConvertsHeadsInTheOrderTheirLastCtaStarts) {
   const FlashPassWork causal = build_backward_work(make_problem(make_mask("causal", 4096), 1, 64, 8, 128, DType::kBf16),
                                                    flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132, false);
   EXPECT_EQ(causal.tail_heads, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-  // The chunks: 2 MiB of fp32 rows of a kv head's q heads each, whole rows, at least one.
-  EXPECT_EQ(perf::backward_tail_chunk_rows(8, 128), 512);
-  EXPECT_EQ(perf::backward_tail_chunk_rows(1, 64), 8192);
-  EXPECT_EQ(perf::backward_tail_chunk_rows(1 << 20, 256), 1);
-  EXPECT_EQ(perf::backward_tail_chunks_per_head(32768, 8, 128), 64);
-  EXPECT_EQ(perf::backward_tail_chunks_per_head(1000, 8, 128), 2);
-  EXPECT_EQ(perf::backward_tail_chunks_per_head(0, 8, 128), 0);
+  EXPECT_EQ(causal.tail_chunk_rows, perf::backward_tail_chunk_rows(4096, 8, 8, 128, 132));
+  // The chunks: fp32 rows of a kv head's q heads, 256 KiB to 2 MiB of them, as many as make 2 per SM over the call.
+  // 32K, 8 kv heads of 8 q heads at hd 128 (4 KiB a row), 132 SMs: 1993 rows for 264 chunks, capped at 2 MiB.
+  EXPECT_EQ(perf::backward_tail_chunk_rows(32768, 8, 8, 128, 132), 512);
+  EXPECT_EQ(perf::backward_tail_chunks_per_head(32768, 512), 64);
+  // 16K, hd 64 (2 KiB a row): 497 rows for 264 chunks, between 128 and 1024.
+  EXPECT_EQ(perf::backward_tail_chunk_rows(16384, 8, 8, 64, 132), 497);
+  EXPECT_EQ(perf::backward_tail_chunks_per_head(16384, 497), 33);
+  // 1K: 32 rows would make 264 chunks, but a chunk holds at least 256 KiB: 64 rows.
+  EXPECT_EQ(perf::backward_tail_chunk_rows(1024, 8, 8, 128, 132), 64);
+  // MHA, one q head of 512 B a row: 512 to 4096 rows.
+  EXPECT_EQ(perf::backward_tail_chunk_rows(32768, 64, 1, 128, 132), 4096);
+  EXPECT_EQ(perf::backward_tail_chunk_rows(2048, 64, 1, 128, 132), 512);
+  // Rows wider than the largest chunk: one row each.
+  EXPECT_EQ(perf::backward_tail_chunk_rows(4096, 1, 1 << 12, 256, 132), 1);
+  EXPECT_EQ(perf::backward_tail_chunks_per_head(0, 64), 0);
 }
 
 // A k tile's run key (4 x q tiles + partial ones), the duration the launch order plays with.

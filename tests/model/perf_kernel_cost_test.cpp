@@ -255,6 +255,36 @@ TEST(PerfKernelCost, QPassesAddBytesOverHbm) {
   EXPECT_THROW(KernelCostModel(k, 4), Error);  // the bandwidth is needed
 }
 
+TEST(PerfKernelCost, TailPassFillsTheLastWavesIdleSlotsFirst) {
+  // A grid's tail pass (lcab_flash's Hopper backward converting dQ: model/perf/backward_tail.h) is chunks of 512 rows
+  // of one kv head's q heads here (at least 256 KiB of fp32 rows of 512 B), two per (batch, kv head) at S = 1024,
+  // queued after the items, each at one slot's share of the HBM bandwidth: 6 B x 512 x 128 per chunk at bandwidth /
+  // slots, 1 us with these numbers.
+  const double chunk_bytes = 6.0 * 512 * 128;
+  KernelParams k = simple_kernel("bwd", KernelScheduler::kGridWaves);
+  k.tail_pass_bytes_per_element = Sourced{6, "test"};
+  const Mask full = make_mask("full", 1024);
+  // 3 heads x 8 rows of 8.5 us on 5 slots: the last wave leaves one slot idle for 8.5 us, which takes the 6 chunks
+  // (6 us): the call is no longer than without the pass.
+  const KernelCost fits = KernelCostModel(k, 5, chunk_bytes * 5 / 1e-6).cost(full, heads_shape(3, 3));
+  EXPECT_DOUBLE_EQ(fits.time_us, 3.0 + 5 * 8.5);
+  EXPECT_EQ(fits.work_items, 24);  // tile items only
+  EXPECT_NEAR(fits.slots.busy_total_us, 24 * 8.5 + 6 * 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(fits.q_pass_us, 0);
+  // 4 heads on 4 slots: whole waves, so the 8 chunks follow them, two 1 us rounds.
+  const KernelCost follows = KernelCostModel(k, 4, chunk_bytes * 4 / 1e-6).cost(full, heads_shape(4, 4));
+  EXPECT_NEAR(follows.time_us, 3.0 + 8 * 8.5 + 2.0, 1e-9);
+  // A GQA group's q heads share their kv head's chunks: 8 q heads of 2 kv heads (2 KiB rows: 256 rows make two
+  // chunks per slot over the call, 4 per kv head), the same 16 us of conversion in all.
+  const KernelCost grouped = KernelCostModel(k, 4, chunk_bytes * 4 / 1e-6).cost(full, heads_shape(8, 2));
+  EXPECT_NEAR(grouped.slots.busy_total_us - 64 * 8.5, 8 * 2.0, 1e-9);
+  EXPECT_EQ(grouped.slots.items - grouped.work_items, 8);
+  // Needs the bandwidth, and a grid (a persistent kernel has no tail of its own).
+  EXPECT_THROW(KernelCostModel(k, 4), Error);
+  k.scheduler = KernelScheduler::kPersistentLongestFirst;
+  EXPECT_THROW(KernelCostModel(k, 4, 1e12), Error);
+}
+
 TEST(PerfKernelCost, FullMaskWholeWaves) {
   // S = 1024, 128 x 128 tiles: 8 q-tile rows of 8 full tiles, 8 x 1 + 0.5 = 8.5 us each; 5 heads = 40 items on
   // 4 slots: 10 whole waves.

@@ -64,6 +64,7 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   p.kernels[0].sustained_slowdown = Sourced{0.2, "test"};
   p.kernels[0].sustained_rate_per_us = Sourced{1e-4, "test"};
   p.kernels[0].host_floor_us = Sourced{120, "test"};
+  p.kernels[0].tail_pass_bytes_per_element = Sourced{6, "test"};
   p.kernels[0].scheduler = KernelScheduler::kGridLongItemsFirst;
   p.kernels[1].scheduler = KernelScheduler::kGridCostliestFirst;
   p.kernels[1].whole_sequence_band = true;
@@ -80,6 +81,8 @@ TEST(PerfProfile, SaveLoadRoundTrip) {
   EXPECT_DOUBLE_EQ(back.kernels[0].kv_expand_bytes_per_element->value, 4.5);
   EXPECT_DOUBLE_EQ(back.kernels[0].sustained_rate_per_us->value, 1e-4);
   EXPECT_DOUBLE_EQ(back.kernels[0].host_floor_us->value, 120);
+  EXPECT_DOUBLE_EQ(back.kernels[0].tail_pass_bytes_per_element->value, 6);
+  EXPECT_FALSE(back.kernels[1].tail_pass_bytes_per_element.has_value());  // absent: no pass in the grid's tail
   EXPECT_FALSE(back.kernels[1].has_sustained_clocks());
   EXPECT_EQ(back.kernels[0].scheduler, KernelScheduler::kGridLongItemsFirst);
   EXPECT_EQ(back.kernels[1].scheduler, KernelScheduler::kGridCostliestFirst);
