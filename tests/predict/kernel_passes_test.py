@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """lcab-predict kernel shows the part of a call's time spent in memory-bound passes outside the tile loop.
 
-The built-in H100 profile's lcab_flash backward streams q_pass_bytes_per_element (14: delta reads dO and O, the
-fp32 dQ accumulator is zeroed, read and converted to dQ) per q element through HBM; its forward has none. The table's
-"passes ms" column and the records' extra "q_pass_ms" must both say so, and the passes are part of the time.
+The built-in H100 profile's lcab_flash backward streams q_pass_bytes_per_element (8: delta reads dO and O, the fp32
+dQ accumulator is zeroed; its conversion runs in the grid's tail, tail_pass_bytes_per_element, inside the busiest slot)
+per q element through HBM; its forward has none. The table's "passes ms" column and the records' extra "q_pass_ms"
+must both say so, and the passes are part of the time.
 """
 import json
 import os

@@ -1,0 +1,47 @@
+# What every device call's script repeated (sourced, not run): the GPU machine's environment, the results folder, its
+# archive on exit, and one-line summaries. The measurement folders' device_call.sh files up to 2026-11-24 carry
+# this inline, as they ran; a new call's script is
+#
+#   source scripts/device_call_env.sh            (the device tool sets $OUT)
+#   device_info                                  (nvidia-smi's line per GPU -> $O/device.txt)
+#   timeout 200 BIN/lcab_kernel_tests > $O/lcab_kernel_tests.txt 2>&1; test_summary kernel $? $O/lcab_kernel_tests.txt
+#   flash_sweep BIN/lcab-measure bwd 64,128 $O/lcab-measure-kernel-bwd-DATE.jsonl 150
+#
+# It sets NCCL_NVLS_ENABLE=0 (NVLink multicast can take the shared host out of service) and LD_LIBRARY_PATH (the
+# machines' NCCL, cuDNN and CUPTI), O=$OUT/r and T0; archives $O as $OUT/results.tgz on exit (the device tool
+# returns at most 8 files; the archive brings the rest).
+[ -n "${OUT:-}" ] || { echo "device_call_env.sh: OUT is not set (the device tool sets it)" >&2; return 2 2> /dev/null || exit 2; }
+export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+O=$OUT/r
+mkdir -p "$O"
+T0=$(date +%s)
+device_call_archive() { tar czf "$OUT/results.tgz" -C "$OUT" r; }
+trap device_call_archive EXIT
+
+# Seconds since the call began.
+t() { echo $(( $(date +%s) - T0 )); }
+
+# nvidia-smi's line per GPU, shown and kept in $O/device.txt.
+device_info() {
+  nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$O/device.txt"
+}
+
+# NAME RC LOG: one line for a GoogleTest binary's run (its PASSED / FAILED / SKIPPED counts), then its failures.
+test_summary() {
+  echo "$1 rc=$2 $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$3" | tr '\n' ' ') t=$(t)"
+  grep -E '^\[  FAILED|Failure' "$3" | head -10
+}
+
+# LCAB_MEASURE PASS HEAD_DIMS FILE SECONDS: lcab_flash over every registered mask x 1K..32K x 64/8 and 64/64 heads,
+# bf16, 2 warm-up and 5 timed repetitions (the profiles' sweeps), appended to FILE, at most SECONDS.
+flash_sweep() {
+  local masks=full,causal,full_document,causal_document,full_document_long,causal_document_long,sliding_window
+  masks=$masks,sliding_window_causal,global_sliding_window,share_question,causal_blockwise,prefix_lm_causal
+  masks=$masks,prefix_lm_document,block_causal_document,block_sparse,variable_block_sparse
+  timeout "$5" "$1" kernel --impl lcab_flash --mask "$masks" --seqlen 1k,2k,4k,8k,16k,32k --heads 64 --kv-heads 8,64 \
+    --head-dim "$3" --dtype bf16 --pass "$2" --warmup 2 --reps 5 --out "$4" > /dev/null 2>> "$O/sweep-$2.err"
+  local rc=$?
+  echo "$2 sweep hd $3 rc=$rc points=$(wc -l < "$4") t=$(t)"
+  return $rc
+}

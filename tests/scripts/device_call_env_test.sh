@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# scripts/device_call_env.sh: refuses to run without OUT; sets the GPU machine's environment and $O; test_summary
+# reads a GoogleTest log; flash_sweep runs lcab-measure over the profiles' grid (a stand-in binary records its
+# arguments); the results folder is archived on exit.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+helper="$here/../../scripts/device_call_env.sh"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+
+# Without OUT: an error, nothing created.
+out=$(env -u OUT bash -c "source '$helper'" 2>&1) && fail "sourced without OUT: $out"
+[[ "$out" == *"OUT is not set"* ]] || fail "no reason given: $out"
+
+export OUT="$work/out"
+cat > "$work/fake-measure" <<'EOF'
+#!/usr/bin/env bash
+echo "$@" > "$FAKE_ARGS"
+for n in 1 2 3; do echo '{}' >> "${@: -1}"; done
+EOF
+chmod +x "$work/fake-measure"
+cat > "$work/gtest.log" <<'EOF'
+[  PASSED  ] 16 tests.
+[  SKIPPED ] 35 tests, listed below:
+[  FAILED  ] Suite.Case
+EOF
+result=$(FAKE_ARGS="$work/args" bash -c "
+  source '$helper'
+  echo \"nvls=\$NCCL_NVLS_ENABLE O=\$O\"
+  [[ \"\$LD_LIBRARY_PATH\" == /usr/local/cuda/targets/x86_64-linux/lib:* ]] && echo ld=ok
+  test_summary cp 1 '$work/gtest.log'
+  flash_sweep '$work/fake-measure' bwd 64,128 \"\$O/sweep.jsonl\" 30
+")
+[[ "$result" == *"nvls=0 O=$OUT/r"* ]] || fail "environment: $result"
+[[ "$result" == *"ld=ok"* ]] || fail "LD_LIBRARY_PATH: $result"
+[[ "$result" == *"cp rc=1 [  PASSED  ] 16 tests. [  SKIPPED ] 35 tests, listed below: [  FAILED  ] Suite.Case"* ]] ||
+  fail "test summary: $result"
+[[ "$result" == *"[  FAILED  ] Suite.Case"$'\n'* || "$result" == *$'\n'"[  FAILED  ] Suite.Case"* ]] ||
+  fail "failures not listed: $result"
+[[ "$result" == *"bwd sweep hd 64,128 rc=0 points=3"* ]] || fail "sweep line: $result"
+args=$(cat "$work/args")
+for want in "kernel --impl lcab_flash" "--seqlen 1k,2k,4k,8k,16k,32k" "--kv-heads 8,64" "--head-dim 64,128" \
+            "--pass bwd" "--warmup 2 --reps 5" "variable_block_sparse" "sliding_window_causal,global_sliding_window"; do
+  [[ "$args" == *"$want"* ]] || fail "lcab-measure's arguments lack '$want': $args"
+done
+[ "$(echo "$args" | tr ',' '\n' | grep -c .)" -ge 16 ] || fail "fewer than 16 masks: $args"
+[ -f "$OUT/results.tgz" ] || fail "no archive on exit"
+tar tzf "$OUT/results.tgz" | grep -q "r/sweep.jsonl" || fail "the archive lacks the results"
+echo "device_call_env: all checks passed"
