@@ -298,7 +298,11 @@ TEST(PerfLockstepSimulator, SampledBoundsAreAtMostTheFullBoundWithItsPeakMemory)
             ++given;
             EXPECT_EQ(part->peak_mem_bytes, full.peak_mem_bytes) << what;
             EXPECT_LE(part->time_lower_bound_us, full.time_lower_bound_us) << what;
-            EXPECT_LE(part->time_lower_bound_us, simulate_lockstep(program, whole, models).time_us) << what;
+            // The bound and the simulation add the same step times in different orders: a bound as tight as the
+            // simulated time may exceed it by a few ulps (3e-16 to 9e-16 of it seen with the backward's tail chunks).
+            const double simulated = simulate_lockstep(program, whole, models).time_us;
+            EXPECT_TRUE(part->time_lower_bound_us <= simulated || close(part->time_lower_bound_us, simulated))
+                << what << ": bound " << part->time_lower_bound_us << " above the simulated " << simulated;
             EXPECT_GT(part->time_lower_bound_us, 0) << what;
             if (part->time_lower_bound_us < full.time_lower_bound_us) ++below;
           }
