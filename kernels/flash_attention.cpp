@@ -49,7 +49,8 @@ struct UploadedWork {
   }
   int64_t bytes() const {
     return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +
-                                tail_heads.bytes() + runs.bytes() + run_masks.bytes() + slice_offsets.bytes() + slices.bytes());
+                                tail_heads.bytes() + runs.bytes() + run_masks.bytes() + slice_offsets.bytes() +
+                                slices.bytes());
   }
 };
 

@@ -83,9 +83,8 @@ template <typename T, int kHeadDim>
 __global__ void delta_kernel(const BackwardParams p) {
   // The Hopper grid's per-head counters (BackwardParams::counters), zeroed before its launch.
   if (p.counters != nullptr && blockIdx.x == 0) {
-    for (int i = static_cast<int>(threadIdx.x); i < p.shape.batch * p.shape.kv_heads; i += static_cast<int>(blockDim.x)) {
-      p.counters[i] = 0;
-    }
+    const int counters = p.shape.batch * p.shape.kv_heads;
+    for (int i = static_cast<int>(threadIdx.x); i < counters; i += static_cast<int>(blockDim.x)) p.counters[i] = 0;
   }
   constexpr int kLanesPerRow = kHeadDim / 8;
   const int64_t rows = static_cast<int64_t>(p.shape.batch) * p.shape.seqlen_q * p.shape.heads;

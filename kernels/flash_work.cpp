@@ -277,13 +277,16 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<std::ve
   // The heads by the position of their last CTA in the launch order.
   const int32_t heads = to_i32(problem.batch * problem.kv_heads);
   std::vector<int32_t> last(static_cast<size_t>(heads), -1);
-  for (size_t n = 0; n < work.cta_items.size(); ++n) last[static_cast<size_t>(work.cta_items[n] / work.outer_tiles)] = to_i32(static_cast<int64_t>(n));
+  for (size_t n = 0; n < work.cta_items.size(); ++n) {
+    last[static_cast<size_t>(work.cta_items[n] / work.outer_tiles)] = to_i32(static_cast<int64_t>(n));
+  }
   work.tail_heads.resize(static_cast<size_t>(heads));
   std::iota(work.tail_heads.begin(), work.tail_heads.end(), 0);
   std::stable_sort(work.tail_heads.begin(), work.tail_heads.end(),
                    [&](int32_t a, int32_t b) { return last[static_cast<size_t>(a)] < last[static_cast<size_t>(b)]; });
-  work.tail_chunk_rows = to_i32(perf::backward_tail_chunk_rows(problem.seqlen_q, heads, problem.heads / problem.kv_heads,
-                                                               problem.head_dim, slots));
+  const int64_t group = problem.heads / problem.kv_heads;
+  work.tail_chunk_rows =
+      to_i32(perf::backward_tail_chunk_rows(problem.seqlen_q, heads, group, problem.head_dim, slots));
 }
 
 }  // namespace

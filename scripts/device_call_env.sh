@@ -10,7 +10,10 @@
 # It sets NCCL_NVLS_ENABLE=0 (NVLink multicast can take the shared host out of service) and LD_LIBRARY_PATH (the
 # machines' NCCL, cuDNN and CUPTI), O=$OUT/r and T0; archives $O as $OUT/results.tgz on exit (the device tool
 # returns at most 8 files; the archive brings the rest).
-[ -n "${OUT:-}" ] || { echo "device_call_env.sh: OUT is not set (the device tool sets it)" >&2; return 2 2> /dev/null || exit 2; }
+if [ -z "${OUT:-}" ]; then
+  echo "device_call_env.sh: OUT is not set (the device tool sets it)" >&2
+  return 2 2> /dev/null || exit 2
+fi
 export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 O=$OUT/r

@@ -77,7 +77,8 @@ struct Sm90BackwardConfig {
   static constexpr int kBlockK = kSplitColumns ? 64 : 128;  // keys per CTA: 64 per consumer warpgroup, or 64 shared
   static constexpr int kBlockQ = 64;                        // queries per step
   static constexpr int kStages = 2;
-  static constexpr int kConsumerWarps = 8;
+  static constexpr int kConsumerWarpgroups = 2;
+  static constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
   static constexpr int kThreads = 384;
   static constexpr int kPanels = kHeadDim / 64;
   static constexpr int kKPanelBytes = kBlockK * 128;
@@ -171,7 +172,8 @@ __device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit
   const int row0 = (unit % a.tail_chunks_per_head) * a.tail_chunk_rows;
   const int rows = min(a.tail_chunk_rows, s.seqlen_q - row0);
   if (threadIdx.x == 0) {
-    const int finished = 2 * p.work.outer_tiles;  // both consumer warpgroups of each of the head's k tiles
+    // Every consumer warpgroup of each of the head's k tiles.
+    const int finished = Sm90BackwardConfig<kHeadDim>::kConsumerWarpgroups * p.work.outer_tiles;
     while (sm90::ld_acquire_gpu(p.counters + head_unit) < finished) __nanosleep(128);
   }
   __syncthreads();
@@ -619,7 +621,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 
   if (thread == 0) {
     // dQ reductions complete before the CTA's shared memory goes away; then the warpgroup counts itself finished
-    // for the conversion of its head (kConsumerWarpgroups counts per CTA), its reductions ordered before the count.
+    // for the conversion of its head (C::kConsumerWarpgroups counts per CTA), its reductions ordered before it.
     sm90::bulk_wait();
     sm90::fence_async_global();
     __threadfence();
@@ -680,7 +682,6 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     sm90::regs_increase<240>();
     consume_backward<T, kHeadDim, kRunMasks>(args, smem, bars, kt, warpgroup - 1);
   }
-
 #endif
 }
 

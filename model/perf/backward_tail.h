@@ -23,9 +23,6 @@ namespace lcab::perf {
 constexpr int64_t kBackwardTailMaxChunkBytes = int64_t{2} << 20;
 constexpr int64_t kBackwardTailMinChunkBytes = int64_t{256} << 10;
 constexpr int64_t kBackwardTailChunksPerSlot = 2;
-/// Bytes per q element the conversion moves: reads fp32, writes the 2-byte element type.
-constexpr double kBackwardTailBytesPerElement = 6;
-
 /// Query rows (of all `group_heads` q heads of one kv head) per conversion CTA, for a call of `head_units` (batch x
 /// kv heads) on `slots` SMs; at least 1.
 constexpr int64_t backward_tail_chunk_rows(int64_t seqlen_q, int64_t head_units, int64_t group_heads, int64_t head_dim,
