@@ -30,10 +30,10 @@ device_info() {
   nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$O/device.txt"
 }
 
-# NAME RC LOG: one line for a GoogleTest binary's run (its PASSED / FAILED / SKIPPED counts), then its failures.
+# NAME RC LOG: one line for a GoogleTest binary's run (its PASSED / SKIPPED / FAILED counts), then its failures.
 test_summary() {
-  echo "$1 rc=$2 $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$3" | tr '\n' ' ') t=$(t)"
-  grep -E '^\[  FAILED|Failure' "$3" | head -10
+  echo "$1 rc=$2 $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$3" | tr '\n' ' ') t=$(t)"
+  grep -E '^\[  FAILED  \] [A-Za-z]|Failure' "$3" | head -10
 }
 
 # LCAB_MEASURE PASS HEAD_DIMS FILE SECONDS: lcab_flash over every registered mask x 1K..32K x 64/8 and 64/64 heads,
