@@ -30,14 +30,11 @@ B=build-carry
 require() { [ -e "$1" ] || [ -e "$1.gz" ] || [ -e "$1.xz" ] || { echo "ab_device_call: $1 is missing" >&2; exit 2; }; }
 for v in "${builds[@]}"; do require "$B/$v/lcab-kernel-bench"; done
 [ -z "$tests_build" ] || require "$B/$tests_build/lcab_kernel_tests"
-[ -n "${OUT:-}" ] || { echo "ab_device_call: OUT is not set (the device tool sets it)" >&2; exit 2; }
+# The GPU machine's environment, $O (archived on exit), t and device_info; it ends the call when OUT is not set.
+source "$here/device_call_env.sh" || exit 2
 for v in "${builds[@]}" ${tests_build:+"$tests_build"}; do bash "$here/carry.sh" unpack "$B/$v"; done
-export NCCL_NVLS_ENABLE=0
-export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-O=$OUT/r; M=/tmp/masks; mkdir -p "$O" "$M"; T0=$(date +%s)
-finish() { tar czf "$OUT/results.tgz" -C "$OUT" r; }
-trap finish EXIT
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$O/device.txt"
+M=/tmp/masks; mkdir -p "$M"
+device_info
 if command -v /usr/local/cuda/bin/cuobjdump > /dev/null; then
   /usr/local/cuda/bin/cuobjdump -sass "$B/$base/lcab-kernel-bench" > /tmp/sass-base.txt
   for v in "${new[@]}"; do
@@ -48,8 +45,7 @@ if command -v /usr/local/cuda/bin/cuobjdump > /dev/null; then
 fi
 if [ -n "$tests_build" ]; then
   timeout 200 "$B/$tests_build/lcab_kernel_tests" > "$O/lcab_kernel_tests-$tests_build.txt" 2>&1; rc=$?
-  echo "$tests_build tests rc=$rc $(grep -E '^\[  (PASSED|FAILED)' "$O/lcab_kernel_tests-$tests_build.txt" | tr '\n' ' ') t=$(( $(date +%s) - T0 ))"
-  grep -E "^\[  FAILED|Failure" "$O/lcab_kernel_tests-$tests_build.txt" | head -10
+  test_summary "$tests_build tests" $rc "$O/lcab_kernel_tests-$tests_build.txt"
   [ $rc = 0 ] || exit 1
 fi
 python3 - "$M" <<'PY'
@@ -71,7 +67,7 @@ for ((round = 0; round < ${ROUNDS:-3}; ++round)); do
         --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd short"
     done
   done
-  echo "round $((round + 1)) done t=$(( $(date +%s) - T0 ))"
+  echo "round $((round + 1)) done t=$(t)"
 done
 for v in "${new[@]}"; do
   echo "== $v against $base"

@@ -2,7 +2,7 @@
 # archive on exit, and one-line summaries. The measurement folders' device_call.sh files up to 2026-11-24 carry
 # this inline, as they ran; a new call's script is
 #
-#   source scripts/device_call_env.sh            (the device tool sets $OUT)
+#   source scripts/device_call_env.sh || exit 2  (the device tool sets $OUT; without it the source fails)
 #   device_info                                  (nvidia-smi's line per GPU -> $O/device.txt)
 #   timeout 200 BIN/lcab_kernel_tests > $O/lcab_kernel_tests.txt 2>&1; test_summary kernel $? $O/lcab_kernel_tests.txt
 #   flash_sweep BIN/lcab-measure bwd 64,128 $O/lcab-measure-kernel-bwd-DATE.jsonl 150

@@ -128,7 +128,6 @@ struct Sm90BackwardArgs {
   CUtensorMap v_map;
   CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
   int dkdv_ctas;             ///< CTAs below this index are dK/dV CTAs (FlashPassWork::cta_items), the rest convert
-  int tail_chunk_rows;       ///< query rows per conversion CTA (FlashPassWork::tail_chunk_rows)
   int tail_chunks_per_head;  ///< conversion CTAs per (batch, kv head)
 };
 
@@ -159,8 +158,8 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
 }
 
 // A conversion CTA of the grid's tail (model/perf/backward_tail.h): dQ = the fp32 accumulator in the element type,
-// for rows [row0, row0 + tail_chunk_rows) of the q heads of one (batch, kv head), once that head's dK/dV CTAs have
-// all counted themselves finished (each consumer warpgroup counts once its dQ reductions are complete). Every
+// for rows [row0, row0 + work.tail_chunk_rows) of the q heads of one (batch, kv head), once that head's dK/dV CTAs
+// have all counted themselves finished (each consumer warpgroup counts once its dQ reductions are complete). Every
 // thread keeps kUnroll 16-byte loads in flight (48 KiB per SM), so that the tail's SMs draw most of the memory's
 // bandwidth.
 template <typename T, int kHeadDim>
@@ -169,8 +168,8 @@ __device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit
   const Shape& s = p.shape;
   const int group = s.heads / s.kv_heads;
   const int head_unit = p.work.tail_heads[unit / a.tail_chunks_per_head];  // batch x kv_heads + kv head
-  const int row0 = (unit % a.tail_chunks_per_head) * a.tail_chunk_rows;
-  const int rows = min(a.tail_chunk_rows, s.seqlen_q - row0);
+  const int row0 = (unit % a.tail_chunks_per_head) * p.work.tail_chunk_rows;
+  const int rows = min(p.work.tail_chunk_rows, s.seqlen_q - row0);
   if (threadIdx.x == 0) {
     // Every consumer warpgroup of each of the head's k tiles.
     const int finished = Sm90BackwardConfig<kHeadDim>::kConsumerWarpgroups * p.work.outer_tiles;
@@ -701,7 +700,6 @@ struct LaunchBackwardSm90 {
       Sm90BackwardArgs args;
       args.p = params;
       args.dkdv_ctas = static_cast<int>(blocks);
-      args.tail_chunk_rows = params.work.tail_chunk_rows;
       args.tail_chunks_per_head = static_cast<int>(tail_per_head);
       args.q_map = sm90::make_token_major_map(params.q, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
       args.do_map = sm90::make_token_major_map(params.dout, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
