@@ -93,8 +93,10 @@ FlashArch path_here(PathChoice choice) {
 // LCAB_FLASH_BACKWARD_MASKING=slices|run_masks forces one (the GPU tests run both on every mask).
 FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, int sm_count) {
   const TileShape shape = flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch);
-  FlashPassWork plain = build_backward_work(problem, shape, sm_count);
-  if (arch != FlashArch::kSm90 || !backward_run_masks_built(problem.head_dim)) return plain;
+  const bool hopper = arch == FlashArch::kSm90;
+  FlashPassWork plain = build_backward_work(problem, shape, sm_count, /*pair_documents=*/true,
+                                            BackwardMasking::kSlices, /*idle_halves=*/hopper);
+  if (!hopper || !backward_run_masks_built(problem.head_dim)) return plain;
   const char* forced = std::getenv("LCAB_FLASH_BACKWARD_MASKING");
   const std::string choice = forced ? forced : "";
   LCAB_CHECK(choice.empty() || choice == "slices" || choice == "run_masks",

@@ -24,7 +24,7 @@ int32_t to_i32(int64_t value) {
 int64_t run_key(const std::vector<DeviceRun>& runs, size_t begin, size_t end) {
   int64_t key = 0;
   for (size_t n = begin; n < end; ++n) {
-    const int64_t tiles = (runs[n].end_and_partial & ~kPartialBit) - runs[n].begin;
+    const int64_t tiles = (runs[n].end_and_partial & kRunEndMask) - runs[n].begin;
     key += tiles * ((runs[n].end_and_partial & kPartialBit) ? 5 : 4);
   }
   return key;
@@ -67,7 +67,8 @@ uint32_t pack_bounds(int64_t a, int64_t b, int64_t c) {
          ((static_cast<uint32_t>(clamp_bound(c)) & 0x3ffu) << 20);
 }
 
-void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial);
+void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial,
+              int32_t idle_halves);
 
 // Which way a run mask runs: the forward's per query row (row-major), the backward's per key (key-major).
 enum class MaskMajor { kRows, kKeys };
@@ -152,7 +153,7 @@ void append_run_mask_row(const std::vector<Slice>& slices, const MaskTiling& til
   for (const TileRun* run = tiling.row_begin(row); run != tiling.row_end(row); ++run) {
     if (!run->partial) {
       const size_t before = work.runs.size();
-      push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, false);
+      push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, false, 0);
       if (work.runs.size() > before) work.run_masks.push_back(DeviceRunMask{});
       continue;
     }
@@ -165,16 +166,39 @@ void append_run_mask_row(const std::vector<Slice>& slices, const MaskTiling& til
   }
 }
 
-void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial) {
-  const int32_t flag = partial ? kPartialBit : 0;
-  if (runs.size() > row_first_run) {
+void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin, int64_t end, bool partial,
+              int32_t idle_halves) {
+  LCAB_CHECK(end <= kRunEndMask, "lcab_flash's runs end below tile " << kRunEndMask << ", not at " << end);
+  const int32_t flags = (partial ? kPartialBit : 0) | (idle_halves << kIdleHalfShift);
+  if (runs.size() > row_first_run && idle_halves == 0) {
     DeviceRun& last = runs.back();
-    if ((last.end_and_partial & ~kPartialBit) == begin && (last.end_and_partial & kPartialBit) == flag) {
-      last.end_and_partial = to_i32(end) | flag;
+    if ((last.end_and_partial & kRunEndMask) == begin && (last.end_and_partial & ~kRunEndMask) == flags) {
+      last.end_and_partial = to_i32(end) | flags;
       return;
     }
   }
-  runs.push_back({to_i32(begin), to_i32(end) | flag});
+  runs.push_back({to_i32(begin), to_i32(end) | flags});
+}
+
+// Bit h set when no query of [q0, q1) sees a key of [k0 + 64 h, k0 + 64 h + 64) through one of `row_slices`
+// (indices into `slices`), for h = 0, 1: the halves of a 128-key tile that one consumer warpgroup of the Hopper
+// backward owns each.
+int32_t idle_key_halves(const std::vector<Slice>& slices, const std::vector<int32_t>& row_slices, int64_t q0,
+                        int64_t q1, int64_t k0) {
+  int32_t idle = 3;
+  for (int32_t n : row_slices) {
+    const DeviceSlice s = to_device_slice(slices[static_cast<size_t>(n)]);
+    for (int64_t q = std::max<int64_t>(q0, s.q_begin); q < std::min<int64_t>(q1, s.q_end); ++q) {
+      const int64_t i = q - s.q_begin;
+      const int64_t lo = s.k_begin + ((s.flags & 1) ? i : 0);
+      const int64_t hi = (s.flags & 2) ? std::min<int64_t>(s.k_end, s.k_begin + i + s.diagonal_offset) : s.k_end;
+      for (int h = 0; h < 2; ++h) {
+        if (std::max(lo, k0 + 64 * h) < std::min(hi, k0 + 64 * h + 64)) idle &= ~(1 << h);
+      }
+      if (idle == 0) return 0;
+    }
+  }
+  return idle;
 }
 
 FlashPassWork start_work(const AttentionProblem& problem, TileShape shape) {
@@ -223,7 +247,7 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
       } else {
         const size_t first = work.runs.size();
         for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
-          push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, run->partial);
+          push_run(work.runs, first, run->k_tile_begin, run->k_tile_end, run->partial, 0);
         }
       }
       work.run_offsets.push_back(to_i32(static_cast<int64_t>(work.runs.size())));
@@ -248,7 +272,7 @@ std::vector<perf::KTileSpan> k_tile_spans(const FlashPassWork& work, size_t offs
     spans[t].key = keys[t];
     if (begin == end) continue;
     spans[t].first_q_tile = work.runs[static_cast<size_t>(begin)].begin;
-    spans[t].last_q_tile = (work.runs[static_cast<size_t>(end) - 1].end_and_partial & ~kPartialBit) - 1;
+    spans[t].last_q_tile = (work.runs[static_cast<size_t>(end) - 1].end_and_partial & kRunEndMask) - 1;
   }
   return spans;
 }
@@ -292,8 +316,9 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<std::ve
 }  // namespace
 
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
-                                  bool pair_documents, BackwardMasking masking) {
+                                  bool pair_documents, BackwardMasking masking, bool idle_halves) {
   FlashPassWork work = start_work(problem, shape);
+  idle_halves = idle_halves && shape.k == 128 && masking == BackwardMasking::kSlices;
   LCAB_CHECK(masking == BackwardMasking::kSlices || (shape.q <= 128 && shape.k <= 128),
              "run masks hold tiles of at most 128 x 128 (kRunMaskClamp), not " << shape.q << " x " << shape.k);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
@@ -318,10 +343,16 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
         const int64_t q_tile = e & ~kPartialBit;
         const bool partial = (e & kPartialBit) != 0;
         if (masking == BackwardMasking::kSlices) {
-          push_run(work.runs, first, q_tile, q_tile + 1, partial);
+          const int32_t idle =
+              idle_halves && partial
+                  ? idle_key_halves(slices, tiling.row_slices(q_tile), q_tile * shape.q,
+                                    std::min<int64_t>((q_tile + 1) * shape.q, problem.seqlen_q),
+                                    static_cast<int64_t>(k_tile) * shape.k)
+                  : 0;
+          push_run(work.runs, first, q_tile, q_tile + 1, partial, idle);
         } else if (!partial) {
           const size_t before = work.runs.size();
-          push_run(work.runs, first, q_tile, q_tile + 1, false);
+          push_run(work.runs, first, q_tile, q_tile + 1, false, 0);
           if (work.runs.size() > before) work.run_masks.push_back(DeviceRunMask{});
         } else {
           for (const DeviceRunMask& v : tile_visits(slices, tiling, q_tile, static_cast<int64_t>(k_tile), work.shape,
@@ -352,7 +383,7 @@ double slices_per_partial_tile(const FlashPassWork& w) {
       for (int32_t n = w.run_offsets[outer]; n < w.run_offsets[outer + 1]; ++n) {
         const DeviceRun& run = w.runs[static_cast<size_t>(n)];
         if ((run.end_and_partial & kPartialBit) == 0) continue;
-        for (int32_t q = run.begin; q < (run.end_and_partial & ~kPartialBit); ++q) {
+        for (int32_t q = run.begin; q < (run.end_and_partial & kRunEndMask); ++q) {
           const int32_t row = m * w.q_tile_rows + q;
           slices += w.slice_offsets[row + 1] - w.slice_offsets[row];
           ++partial;

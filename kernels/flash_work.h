@@ -44,7 +44,12 @@ constexpr int8_t kWalkHeadsInner = 2;
 /// tile) the default walk keeps neighbours 2 steps apart instead of 16.
 constexpr int8_t kWalkFromSharedEnd = kWalkDescending | kWalkHeadsInner;
 
-/// A run of inner tiles [begin, end), all full or all partial. `end_and_partial` holds end | partial << 31.
+/// A run of inner tiles [begin, end), all full or all partial. `end_and_partial` holds end | partial << 31, and on
+/// the Hopper backward's partial tiles (build_backward_work's `idle_halves`) bit kIdleHalfShift + h when keys
+/// [64 h, 64 h + 64) of the 128-key tile see none of the q tile's queries: the consumer warpgroup that owns them skips
+/// the step's products (each such tile is a run of its own).
+constexpr int kIdleHalfShift = 29;
+constexpr int32_t kRunEndMask = (int32_t(1) << kIdleHalfShift) - 1;
 struct DeviceRun {
   int32_t begin = 0;
   int32_t end_and_partial = 0;
@@ -123,8 +128,11 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 /// more single-tile visits as in ForwardMasking::kRunMasks (two slices to a visit where their keys do not interleave).
 enum class BackwardMasking { kSlices, kRunMasks };
 
+/// `idle_halves` (the Hopper path, 128-key tiles, kSlices): mark the partial tiles' halves that no query of the q tile
+/// sees (DeviceRun).
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
-                                  bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices);
+                                  bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices,
+                                  bool idle_halves = false);
 
 /// The Hopper backward has a run-mask kernel at these head dims (hd 256 walks k tiles of 64 and gained nothing).
 constexpr bool backward_run_masks_built(int64_t head_dim) { return head_dim <= 128; }

@@ -30,7 +30,11 @@
 //     neighbouring k tiles share their last q tile (documents), from that end down with the group's heads inner, so
 //     that the CTAs of a document read and reduce the same rows at the same time (a pair's second CTA walks up from
 //     its first q tile, heads inner, in step with the other pairs' second CTAs).
-//   - Two consumer warpgroups own 64 keys each. Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
+//   - Two consumer warpgroups own 64 keys each. A warpgroup whose keys see none of a partial tile's queries (an idle
+//     half, marked in the work list: the diagonal's and a window's far end's) skips the step but for its share of dQ
+//     over the other half's keys (hd 128): per cycle on an H100, +4.1% on the window and +3.0% on causal_document at
+//     32K, +9.2% (hd 128) and +23.5% (hd 64) on causal_document at 4K, full within noise
+//     (data/measurements/h100/bwd-idle-halves-2026-11-24/hd128/). Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
 //     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
 //     where dQ = dS K is computed (head_dim 128: each warpgroup half of the columns over all 128 keys; head_dim
@@ -209,6 +213,7 @@ __device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit
 template <bool kMasks>
 struct StepCursor {
   int group_head, run, tile, tile_stop, step;
+  int idle;  ///< the run's idle key halves (DeviceRun: bit h, keys [64 h, 64 h + 64) see no query of the step)
   bool partial, heads_inner;
   DeviceRunMask mask;  ///< the run's (kMasks)
   const DeviceRunMask* masks;
@@ -250,8 +255,9 @@ struct StepCursor {
     const DeviceRun r = runs[run];
     const int begin = warp_uniform(r.begin);
     const int end_and_partial = warp_uniform(r.end_and_partial);
-    const int end = end_and_partial & 0x7fffffff;
+    const int end = end_and_partial & kRunEndMask;
     partial = end_and_partial < 0;
+    idle = kMasks ? 0 : (end_and_partial >> kIdleHalfShift) & 3;  // run masks: none (build_backward_work)
     if constexpr (kMasks) {
       const DeviceRunMask m = masks[run];
       mask.bounds = warp_uniform(m.bounds);
@@ -401,6 +407,43 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   float dpt[C::kSFloats];
   float dq[C::kDqChunks][C::kDqFloats];
 
+  // dS^T to shared memory for dQ (not kSplitColumns): rows = keys (this warpgroup's 64 of the 128), 64 queries per
+  // row, swizzled; `value(j, r)` is the packed pair the thread stores at chunk j ^ g of its row r0 + 8 r.
+  auto store_ds_rows = [&](unsigned char* ds_buffer, auto value) {
+    const uint32_t ds_base = sm90::smem_u32(ds_buffer) + ds_thread;
+#pragma unroll
+    for (int j = 0; j < C::kSFloats / 4; ++j) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) sm90::st_shared_b32((ds_base ^ (j * 16)) + r * 8 * 128, value(j, r));
+    }
+  };
+  // dQ = dS K for the step over keys [key0, key0 + 16 kKeySteps) of the k tile (head_dim 128: this warpgroup's 64
+  // columns; head_dim 64: all columns), from dS^T in `ds_buffer`, issued and committed (not kSplitColumns).
+  auto dq_product = [&]<int kKeySteps>(const unsigned char* ds_buffer, int key0) {
+    const uint32_t key_offset = static_cast<uint32_t>(key0) * 128;
+    const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
+    const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
+#pragma unroll
+    for (int kk = 0; kk < kKeySteps; ++kk) {
+      sm90::WgmmaSS<T, 64, 1, 1>::run(dq[0], sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
+                                      sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
+    }
+    sm90::wgmma_commit();
+  };
+  // The step's dQ (scaled, complete in registers) into the staging buffer (stage_dq), then one reduce-add per
+  // 32-column box into the accumulator's rows of q tile q0 of `head`.
+  auto reduce_dq = [&](int head, int q0) {
+    sm90::fence_registers(dq[0]);
+    if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
+    sm90::named_barrier_sync(3 + warpgroup, 128);
+    stage_dq(dq_thread, dq, s.scale);
+    sm90::fence_async_shared();
+    sm90::named_barrier_sync(3 + warpgroup, 128);
+    if (thread == 0) {
+      reduce_dq_boxes(&a.dq_map, dq_stage, 2, C::kDqSplitsKeys ? 0 : warpgroup * 64, head, q0, kt.batch);
+    }
+  };
+
   if (kt.run_begin < kt.run_end) {
     sm90::mbar_wait(&bars->kv_full, 0);
     int use = 0;
@@ -416,6 +459,30 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       const uint32_t lse_thread =
           sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + query0 + 2 * t) * 4;
       sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
+      if constexpr (!C::kSplitColumns) {
+        if ((c.idle >> warpgroup) & 1) {
+          // This warpgroup's 64 keys see none of the step's queries (an idle half of a partial tile, DeviceRun):
+          // nothing to add to dK and dV, so no S^T, dP^T, softmax or products of its own. Head dim 64 (dQ over each
+          // warpgroup's own keys): nothing to add to dQ either. Head dim 128: its dQ columns over the other half's
+          // keys (the same product as dq_product over all 128 keys spilled the loop to local memory, and a branch
+          // around the step's first half only made ptxas serialize the products), and zeros in its rows of dS^T
+          // for the other warpgroup's product over all 128.
+          if constexpr (!C::kDqSplitsKeys) {
+            store_ds_rows(ds_buffer, [](int, int) { return 0u; });  // for the other warpgroup's dQ product
+            sm90::fence_async_shared();
+          }
+          sm90::named_barrier_sync(1, 256);
+          if constexpr (!C::kDqSplitsKeys) {
+            sm90::wgmma_fence();
+            dq_product.template operator()<4>(ds_buffer, (1 - warpgroup) * 64);  // the other half's keys
+            sm90::wgmma_wait<0>();
+          }
+          __syncwarp();
+          if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
+          if constexpr (!C::kDqSplitsKeys) reduce_dq(head, q0);
+          continue;
+        }
+      }
 
       // S^T = K Q^T and dP^T = V dO^T (64 keys x the warpgroup's queries each).
       const uint32_t q_rows = q_stage + query0 * 128;
@@ -559,15 +626,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
         uint32_t ds_frag[C::kSFloats / 8][4];
         to_a_fragments<T>(st, p_frag);
         to_a_fragments<T>(dpt, ds_frag);
-        // dS^T to shared memory for dQ: rows = keys (this warpgroup's 64 of the 128), 64 queries per row, swizzled.
-        const uint32_t ds_base = sm90::smem_u32(ds_buffer) + ds_thread;
-#pragma unroll
-        for (int j = 0; j < C::kSFloats / 4; ++j) {
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            sm90::st_shared_b32((ds_base ^ (j * 16)) + r * 8 * 128, ds_frag[j / 2][(j % 2) * 2 + r]);
-          }
-        }
+        store_ds_rows(ds_buffer, [&](int j, int r) { return ds_frag[j / 2][(j % 2) * 2 + r]; });
         sm90::fence_async_shared();
 
         // dV += P^T dO, dK += dS^T Q (B operands query-major: transposed).
@@ -586,34 +645,13 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 
         // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T.
         sm90::named_barrier_sync(1, 256);
-        {
-          const uint32_t key_offset = C::kDqSplitsKeys ? warpgroup * 64 * 128 : 0;
-          const uint32_t ds_smem = sm90::smem_u32(ds_buffer) + key_offset;
-          const uint32_t k_cols = k_smem + key_offset + (C::kDqSplitsKeys ? 0 : warpgroup * C::kKPanelBytes);
-#pragma unroll
-          for (int kk = 0; kk < C::kDqKeys / 16; ++kk) {
-            sm90::WgmmaSS<T, 64, 1, 1>::run(dq[0], sm90::make_desc(ds_smem + kk * 16 * 128, 1024, 1024),
-                                            sm90::make_desc(k_cols + kk * 16 * 128, C::kKPanelBytes, 1024), kk > 0);
-          }
-          sm90::wgmma_commit();
-        }
+        dq_product.template operator()<C::kDqKeys / 16>(ds_buffer, C::kDqSplitsKeys ? warpgroup * 64 : 0);
         sm90::wgmma_wait<0>();
         sm90::fence_registers(dv);
         sm90::fence_registers(dk);
         __syncwarp();
         if (lane == 0) sm90::mbar_arrive(&bars->q_empty[stage]);
-        {
-          // dQ (scaled) into the staging buffer (stage_dq), then one reduce-add per 32-column box.
-          sm90::fence_registers(dq[0]);
-          if (thread == 0) sm90::bulk_wait_read();  // the previous step's reduction has left the buffer
-          sm90::named_barrier_sync(3 + warpgroup, 128);
-          stage_dq(dq_thread, dq, s.scale);
-          sm90::fence_async_shared();
-          sm90::named_barrier_sync(3 + warpgroup, 128);
-          if (thread == 0) {
-            reduce_dq_boxes(&a.dq_map, dq_stage, 2, C::kDqSplitsKeys ? 0 : warpgroup * 64, head, q0, kt.batch);
-          }
-        }
+        reduce_dq(head, q0);
       }
     }
   }

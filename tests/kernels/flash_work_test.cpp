@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string>
 
 #include "kernels/attention.h"
 #include "kernels/flash_tiles.h"
@@ -18,7 +19,7 @@
 namespace lcab::kernels {
 namespace {
 
-constexpr int32_t kEndMask = 0x7fffffff;
+constexpr int32_t kEndMask = kRunEndMask;
 
 TEST(AttentionInterface, ParsesDtypesAndRejectsUnknownOnes) {
   EXPECT_EQ(parse_dtype("bf16"), DType::kBf16);
@@ -158,6 +159,61 @@ TEST(FlashWork, BackwardListIsTheTransposeOfTheSameTiling) {
     const FlashPassWork forward = build_forward_work(p, shape);
     EXPECT_EQ(expand(backward, true), expand(forward, false)) << spec;
     EXPECT_EQ(backward.outer_tiles, (2500 + shape.k - 1) / shape.k);
+  }
+}
+
+TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
+  // The Hopper backward's idle halves (DeviceRun, kIdleHalfShift): against the dense mask, a partial tile's half is
+  // marked exactly when none of the q tile's queries sees one of its 64 keys; the tiles are the unmarked list's.
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
+  for (const char* spec : {"causal", "sliding_window_causal:window=300", "causal_document", "block_causal_document"}) {
+    constexpr int64_t kSeq = 2500;
+    const Mask mask = make_mask(spec, kSeq);
+    const AttentionProblem p = make_problem(mask, 1, 8, 2, 128, DType::kBf16);
+    const FlashPassWork plain = build_backward_work(p, shape, 132);
+    const FlashPassWork marked = build_backward_work(p, shape, 132, true, BackwardMasking::kSlices, true);
+    EXPECT_EQ(expand(marked, true), expand(plain, true)) << spec;
+    const std::vector<uint8_t> dense = mask.dense();
+    auto sees = [&](int64_t q_tile, int64_t k0) {
+      for (int64_t q = q_tile * 64; q < std::min(q_tile * 64 + 64, kSeq); ++q) {
+        for (int64_t k = k0; k < std::min(k0 + 64, kSeq); ++k) {
+          if (dense[static_cast<size_t>(q * kSeq + k)]) return true;
+        }
+      }
+      return false;
+    };
+    int marked_halves = 0;
+    for (int32_t c = 0; c < marked.outer_tiles; ++c) {
+      for (int32_t n = marked.run_offsets[c]; n < marked.run_offsets[c + 1]; ++n) {
+        const DeviceRun& run = marked.runs[static_cast<size_t>(n)];
+        const int idle = (run.end_and_partial >> kIdleHalfShift) & 3;
+        if (run.end_and_partial >= 0) {
+          EXPECT_EQ(idle, 0) << spec << " full run of k tile " << c;
+          continue;
+        }
+        for (int32_t q_tile = run.begin; q_tile < (run.end_and_partial & kRunEndMask); ++q_tile) {
+          for (int h = 0; h < 2; ++h) {
+            EXPECT_EQ((idle >> h) & 1, sees(q_tile, 128 * c + 64 * h) ? 0 : 1)
+                << spec << " k tile " << c << " q tile " << q_tile << " half " << h;
+          }
+        }
+        if (idle != 0) {
+          EXPECT_EQ((run.end_and_partial & kRunEndMask) - run.begin, 1) << spec << " a marked run is one tile";
+          marked_halves += (idle & 1) + (idle >> 1);
+        }
+      }
+    }
+    // At least the diagonal tiles' upper halves (block_causal_document's blocks of whole tiles have none).
+    if (std::string(spec) != "block_causal_document") {
+      EXPECT_GT(marked_halves, 0) << spec;
+    }
+  }
+  // Run masks (visits of a tile) and 64-key tiles are never marked.
+  const AttentionProblem causal = make_problem(make_mask("causal", 2500), 1, 8, 2, 128, DType::kBf16);
+  for (const FlashPassWork& w :
+       {build_backward_work(causal, shape, 132, true, BackwardMasking::kRunMasks, true),
+        build_backward_work(causal, TileShape{64, 64}, 132, true, BackwardMasking::kSlices, true)}) {
+    for (const DeviceRun& run : w.runs) EXPECT_EQ((run.end_and_partial >> kIdleHalfShift) & 3, 0);
   }
 }
 
