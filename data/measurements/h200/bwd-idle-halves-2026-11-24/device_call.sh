@@ -8,4 +8,5 @@ B=build-carry/idle-final
 bash scripts/carry.sh unpack $B
 device_info
 timeout 240 $B/lcab_kernel_tests > $O/lcab_kernel_tests.txt 2>&1; test_summary kernel $? $O/lcab_kernel_tests.txt
+# (its records were moved to data/measurements/GPU/lcab-measure-kernel-bwd-idle-2026-11-24.jsonl.gz)
 flash_sweep $B/lcab-measure bwd 64,128 $O/lcab-measure-kernel-bwd-idle-2026-11-24.jsonl 200

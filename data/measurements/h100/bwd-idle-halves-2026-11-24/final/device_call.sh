@@ -12,6 +12,7 @@ mkdir -p $B/apps && ln -sf ../lcab-measure $B/apps/lcab-measure && ln -sf ../lca
 device_info
 timeout 60 $B/lcab_measure_tests > $O/lcab_measure_tests.txt 2>&1; test_summary measure $? $O/lcab_measure_tests.txt
 timeout 60 $B/lcab_cp_tests > $O/lcab_cp_tests.txt 2>&1; test_summary cp $? $O/lcab_cp_tests.txt
+# (its records were moved to data/measurements/GPU/lcab-measure-kernel-bwd-idle-2026-11-24.jsonl.gz)
 flash_sweep $B/lcab-measure bwd 64,128 $O/lcab-measure-kernel-bwd-idle-2026-11-24.jsonl 170
 BUILD=$B timeout $(( 590 - $(t) )) scripts/headline_benchmark.sh $O/headline > $O/headline.md 2> $O/headline.err
 echo "headline rc=$? t=$(t)"; cat $O/headline.md
