@@ -104,7 +104,9 @@ FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashAr
   const bool run_masks = choice.empty() ? slices_per_partial_tile(plain) >= kBackwardRunMaskSlicesPerPartialTile
                                         : choice == "run_masks";
   if (!run_masks) return plain;
-  return build_backward_work(problem, shape, sm_count, /*pair_documents=*/true, BackwardMasking::kRunMasks);
+  // Idle halves per visit at hd 64 only: the hd 128 run-mask kernel has no idle path (flash_backward_sm90.cu).
+  return build_backward_work(problem, shape, sm_count, /*pair_documents=*/true, BackwardMasking::kRunMasks,
+                             /*idle_halves=*/problem.head_dim == 64);
 }
 
 class FlashPlan final : public AttentionPlan {

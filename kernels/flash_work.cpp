@@ -180,6 +180,18 @@ void push_run(std::vector<DeviceRun>& runs, size_t row_first_run, int64_t begin,
   runs.push_back({to_i32(begin), to_i32(end) | flags});
 }
 
+// Bit h set when the visit's keys [64 h, 64 h + 64) of a 128-key tile see none of its queries (a key-major run
+// mask of up to two slices, run_mask.h).
+int32_t idle_key_halves(const DeviceRunMask& visit, TileShape shape) {
+  int32_t idle = 3;
+  for (int c = 0; c < shape.k; ++c) {
+    int lo = 0, hi = 0;
+    flash::run_mask_pair_key_rows(visit.bounds, visit.rows, visit.bounds2, visit.rows2, c, lo, hi);
+    if (std::max(lo, 0) < std::min(hi, shape.q)) idle &= ~(1 << (c / 64));
+  }
+  return idle;
+}
+
 // Bit h set when no query of [q0, q1) sees a key of [k0 + 64 h, k0 + 64 h + 64) through one of `row_slices`
 // (indices into `slices`), for h = 0, 1: the halves of a 128-key tile that one consumer warpgroup of the Hopper
 // backward owns each.
@@ -318,7 +330,7 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<std::ve
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents, BackwardMasking masking, bool idle_halves) {
   FlashPassWork work = start_work(problem, shape);
-  idle_halves = idle_halves && shape.k == 128 && masking == BackwardMasking::kSlices;
+  idle_halves = idle_halves && shape.k == 128;
   LCAB_CHECK(masking == BackwardMasking::kSlices || (shape.q <= 128 && shape.k <= 128),
              "run masks hold tiles of at most 128 x 128 (kRunMaskClamp), not " << shape.q << " x " << shape.k);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);
@@ -357,7 +369,8 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
         } else {
           for (const DeviceRunMask& v : tile_visits(slices, tiling, q_tile, static_cast<int64_t>(k_tile), work.shape,
                                                     MaskMajor::kKeys)) {
-            work.runs.push_back({to_i32(q_tile), to_i32(q_tile + 1) | kPartialBit});
+            const int32_t idle = idle_halves ? idle_key_halves(v, work.shape) : 0;
+            work.runs.push_back({to_i32(q_tile), to_i32(q_tile + 1) | kPartialBit | (idle << kIdleHalfShift)});
             work.run_masks.push_back(v);
           }
         }

@@ -128,8 +128,8 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 /// more single-tile visits as in ForwardMasking::kRunMasks (two slices to a visit where their keys do not interleave).
 enum class BackwardMasking { kSlices, kRunMasks };
 
-/// `idle_halves` (the Hopper path, 128-key tiles, kSlices): mark the partial tiles' halves that no query of the q tile
-/// sees (DeviceRun).
+/// `idle_halves` (the Hopper path, 128-key tiles): mark the partial tiles' halves that no query of the q tile sees
+/// (with kRunMasks: per visit, through the visit's slices) (DeviceRun).
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices,
                                   bool idle_halves = false);

@@ -257,7 +257,7 @@ struct StepCursor {
     const int end_and_partial = warp_uniform(r.end_and_partial);
     const int end = end_and_partial & kRunEndMask;
     partial = end_and_partial < 0;
-    idle = kMasks ? 0 : (end_and_partial >> kIdleHalfShift) & 3;  // run masks: none (build_backward_work)
+    idle = (end_and_partial >> kIdleHalfShift) & 3;
     if constexpr (kMasks) {
       const DeviceRunMask m = masks[run];
       mask.bounds = warp_uniform(m.bounds);
@@ -459,7 +459,9 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       const uint32_t lse_thread =
           sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + query0 + 2 * t) * 4;
       sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
-      if constexpr (!C::kSplitColumns) {
+      // (Not the hd 128 run-mask kernel: its idle path measured 4-30% slower per cycle on the block-sparse masks,
+      // the masks that take it, data/measurements/h100/bwd-idle-halves-2026-11-24/run-masks/; its lists mark none.)
+      if constexpr (!C::kSplitColumns && (C::kDqSplitsKeys || !kRunMasks)) {
         if ((c.idle >> warpgroup) & 1) {
           // This warpgroup's 64 keys see none of the step's queries (an idle half of a partial tile, DeviceRun):
           // nothing to add to dK and dV, so no S^T, dP^T, softmax or products of its own. Head dim 64 (dQ over each

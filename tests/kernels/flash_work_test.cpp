@@ -208,12 +208,55 @@ TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
       EXPECT_GT(marked_halves, 0) << spec;
     }
   }
-  // Run masks (visits of a tile) and 64-key tiles are never marked.
+  // Run masks: per visit (one or two slices of a tile); a half is idle in every visit of its tile exactly when the
+  // dense mask shows it nothing, and no full run is marked.
+  for (const char* spec : {"block_sparse:block=64", "block_sparse", "causal_document"}) {
+    constexpr int64_t kSeq = 2500;
+    const Mask mask = make_mask(spec, kSeq, 2);  // block_sparse: a mask per kv head
+    const AttentionProblem p = make_problem(mask, 1, 8, 2, 128, DType::kBf16);
+    const FlashPassWork w = build_backward_work(p, shape, 132, true, BackwardMasking::kRunMasks, true);
+    int marked_halves = 0;
+    for (int32_t m = 0; m < w.num_masks; ++m) {
+      const std::vector<uint8_t> dense = mask.dense(m);
+      for (int32_t c = 0; c < w.outer_tiles; ++c) {
+        std::map<int32_t, int> seen;  // per partial q tile: the halves some visit computes
+        const int32_t outer = m * w.outer_tiles + c;
+        for (int32_t n = w.run_offsets[outer]; n < w.run_offsets[outer + 1]; ++n) {
+          const DeviceRun& run = w.runs[static_cast<size_t>(n)];
+          const int idle = (run.end_and_partial >> kIdleHalfShift) & 3;
+          if (run.end_and_partial >= 0) {
+            EXPECT_EQ(idle, 0) << spec;
+            continue;
+          }
+          EXPECT_NE(idle, 3) << spec << " a visit sees some key";
+          seen[run.begin] |= 3 & ~idle;
+          marked_halves += (idle & 1) + (idle >> 1);
+        }
+        for (const auto& [q_tile, halves] : seen) {
+          for (int h = 0; h < 2; ++h) {
+            bool visible = false;
+            for (int64_t q = q_tile * 64; q < std::min<int64_t>(q_tile * 64 + 64, kSeq) && !visible; ++q) {
+              for (int64_t k = 128 * c + 64 * h; k < std::min<int64_t>(128 * c + 64 * h + 64, kSeq); ++k) {
+                if (dense[static_cast<size_t>(q * kSeq + k)]) {
+                  visible = true;
+                  break;
+                }
+              }
+            }
+            EXPECT_EQ((halves >> h) & 1, visible ? 1 : 0) << spec << " mask " << m << " k tile " << c << " q tile "
+                                                          << q_tile;
+          }
+        }
+      }
+    }
+    if (std::string(spec) != "block_sparse") {  // (its blocks of 128 are whole tiles)
+      EXPECT_GT(marked_halves, 0) << spec;
+    }
+  }
+  // 64-key tiles are never marked.
   const AttentionProblem causal = make_problem(make_mask("causal", 2500), 1, 8, 2, 128, DType::kBf16);
-  for (const FlashPassWork& w :
-       {build_backward_work(causal, shape, 132, true, BackwardMasking::kRunMasks, true),
-        build_backward_work(causal, TileShape{64, 64}, 132, true, BackwardMasking::kSlices, true)}) {
-    for (const DeviceRun& run : w.runs) EXPECT_EQ((run.end_and_partial >> kIdleHalfShift) & 3, 0);
+  for (const DeviceRun& run : build_backward_work(causal, TileShape{64, 64}, 132, true, BackwardMasking::kSlices, true).runs) {
+    EXPECT_EQ((run.end_and_partial >> kIdleHalfShift) & 3, 0);
   }
 }
 
