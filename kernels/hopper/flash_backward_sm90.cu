@@ -31,8 +31,8 @@
 //     that the CTAs of a document read and reduce the same rows at the same time (a pair's second CTA walks up from
 //     its first q tile, heads inner, in step with the other pairs' second CTAs).
 //   - Two consumer warpgroups own 64 keys each. A warpgroup whose keys see none of a partial tile's queries (an idle
-//     half, marked in the work list: the diagonal's and a window's far end's) skips the step but for its share of dQ
-//     over the other half's keys (hd 128): per cycle on an H100, +4.1% on the window and +3.0% on causal_document at
+//     half, marked in the work list: the diagonal's and a window's far end's; per visit in the hd 64 run-mask kernel,
+//     not in hd 128's) skips the step but for its share of dQ over the other half's keys (hd 128): per cycle on an H100, +4.1% on the window and +3.0% on causal_document at
 //     32K, +9.2% (hd 128) and +23.5% (hd 64) on causal_document at 4K, full within noise
 //     (data/measurements/h100/bwd-idle-halves-2026-11-24/hd128/). Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
 //     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
