@@ -16,6 +16,8 @@
 #   MASKS_LONG  at SEQ_LONG (default 32k): causal_document,sliding_window_causal,block_causal_document,band1 (band1:
 #               one whole 128 x 128 tile per q-tile row, all row cost; written to /tmp/masks)
 #   MASKS_SHORT at SEQ_SHORT (default 16k): full,causal
+#   MASKS_EXTRA at SEQ_EXTRA (both lists; default none): a third group, e.g. causal,sliding_window_causal at 1k,4k
+#               (the measurement folders' bwd-front and bwd-idle-halves calls of 2026-11-24 ran such a group inline)
 #   SASS_MATCH  functions for the SASS counts (default flash_forward_sm90)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,6 +32,7 @@ B=build-carry
 require() { [ -e "$1" ] || [ -e "$1.gz" ] || [ -e "$1.xz" ] || { echo "ab_device_call: $1 is missing" >&2; exit 2; }; }
 for v in "${builds[@]}"; do require "$B/$v/lcab-kernel-bench"; done
 [ -z "$tests_build" ] || require "$B/$tests_build/lcab_kernel_tests"
+[ -z "${MASKS_EXTRA:-}" ] || [ -n "${SEQ_EXTRA:-}" ] || { echo "ab_device_call: MASKS_EXTRA needs SEQ_EXTRA" >&2; exit 2; }
 # The GPU machine's environment, $O (archived on exit), t and device_info; it ends the call when OUT is not set.
 source "$here/device_call_env.sh" || exit 2
 for v in "${builds[@]}" ${tests_build:+"$tests_build"}; do bash "$here/carry.sh" unpack "$B/$v"; done
@@ -65,6 +68,10 @@ for ((round = 0; round < ${ROUNDS:-3}; ++round)); do
         --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd long"
       timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "${MASKS_SHORT:-full,causal}" --seqlen "${SEQ_SHORT:-16k}" \
         --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd short"
+      if [ -n "${MASKS_EXTRA:-}" ]; then
+        timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "$MASKS_EXTRA" --seqlen "$SEQ_EXTRA" \
+          --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd extra"
+      fi
     done
   done
   echo "round $((round + 1)) done t=$(t)"
