@@ -104,9 +104,8 @@ FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashAr
   const bool run_masks = choice.empty() ? slices_per_partial_tile(plain) >= kBackwardRunMaskSlicesPerPartialTile
                                         : choice == "run_masks";
   if (!run_masks) return plain;
-  // Idle halves per visit at hd 64 only: the hd 128 run-mask kernel has no idle path (flash_backward_sm90.cu).
   return build_backward_work(problem, shape, sm_count, /*pair_documents=*/true, BackwardMasking::kRunMasks,
-                             /*idle_halves=*/problem.head_dim == 64);
+                             /*idle_halves=*/true);
 }
 
 class FlashPlan final : public AttentionPlan {

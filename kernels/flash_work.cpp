@@ -199,13 +199,11 @@ int32_t idle_key_halves(const std::vector<Slice>& slices, const std::vector<int3
                         int64_t q1, int64_t k0) {
   int32_t idle = 3;
   for (int32_t n : row_slices) {
-    const DeviceSlice s = to_device_slice(slices[static_cast<size_t>(n)]);
-    for (int64_t q = std::max<int64_t>(q0, s.q_begin); q < std::min<int64_t>(q1, s.q_end); ++q) {
-      const int64_t i = q - s.q_begin;
-      const int64_t lo = s.k_begin + ((s.flags & 1) ? i : 0);
-      const int64_t hi = (s.flags & 2) ? std::min<int64_t>(s.k_end, s.k_begin + i + s.diagonal_offset) : s.k_end;
+    const Slice& s = slices[static_cast<size_t>(n)];
+    for (int64_t q = std::max(q0, s.q_begin); q < std::min(q1, s.q_end); ++q) {
+      const TokenRange keys = s.keys_of_row(q);
       for (int h = 0; h < 2; ++h) {
-        if (std::max(lo, k0 + 64 * h) < std::min(hi, k0 + 64 * h + 64)) idle &= ~(1 << h);
+        if (std::max(keys.begin, k0 + 64 * h) < std::min(keys.end, k0 + 64 * h + 64)) idle &= ~(1 << h);
       }
       if (idle == 0) return 0;
     }
@@ -330,7 +328,7 @@ void append_cta_items(const AttentionProblem& problem, const std::vector<std::ve
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents, BackwardMasking masking, bool idle_halves) {
   FlashPassWork work = start_work(problem, shape);
-  idle_halves = idle_halves && shape.k == 128;
+  idle_halves = idle_halves && shape.k == 128 && backward_idle_halves_built(problem.head_dim, masking);
   LCAB_CHECK(masking == BackwardMasking::kSlices || (shape.q <= 128 && shape.k <= 128),
              "run masks hold tiles of at most 128 x 128 (kRunMaskClamp), not " << shape.q << " x " << shape.k);
   work.outer_tiles = to_i32((problem.seqlen_k + shape.k - 1) / shape.k);

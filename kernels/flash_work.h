@@ -128,14 +128,21 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 /// more single-tile visits as in ForwardMasking::kRunMasks (two slices to a visit where their keys do not interleave).
 enum class BackwardMasking { kSlices, kRunMasks };
 
-/// `idle_halves` (the Hopper path, 128-key tiles): mark the partial tiles' halves that no query of the q tile sees
-/// (with kRunMasks: per visit, through the visit's slices) (DeviceRun).
+/// `idle_halves` (the Hopper path): mark the partial tiles' halves that no query of the q tile sees (with kRunMasks:
+/// per visit, through the visit's slices) (DeviceRun), for 128-key tiles where backward_idle_halves_built.
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices,
                                   bool idle_halves = false);
 
 /// The Hopper backward has a run-mask kernel at these head dims (hd 256 walks k tiles of 64 and gained nothing).
 constexpr bool backward_run_masks_built(int64_t head_dim) { return head_dim <= 128; }
+/// The Hopper backward kernels that skip idle key halves (DeviceRun), so whose lists build_backward_work marks: hd 64
+/// with either masking, hd 128 walking slices. (hd 256 walks k tiles of 64; hd 128's run-mask kernel measured 4-30%
+/// slower per cycle with the idle path on the block-sparse masks that take it,
+/// data/measurements/h100/bwd-idle-halves-2026-11-24/run-masks/.)
+constexpr bool backward_idle_halves_built(int64_t head_dim, BackwardMasking masking) {
+  return head_dim == 64 || (head_dim == 128 && masking == BackwardMasking::kSlices);
+}
 /// The Hopper backward takes its run-mask kernel for masks whose partial tiles meet at least this many slices on
 /// average (the walk over them is what run masks save), the slice-walking kernel otherwise: measured per cycle on an
 /// H100 (data/measurements/h100/bwd-run-masks-2026-11-24/), run masks took `block_sparse:block=64` (82 slices per

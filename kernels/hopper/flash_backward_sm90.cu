@@ -31,11 +31,12 @@
 //     that the CTAs of a document read and reduce the same rows at the same time (a pair's second CTA walks up from
 //     its first q tile, heads inner, in step with the other pairs' second CTAs).
 //   - Two consumer warpgroups own 64 keys each. A warpgroup whose keys see none of a partial tile's queries (an idle
-//     half, marked in the work list: the diagonal's and a window's far end's; per visit in the hd 64 run-mask kernel,
-//     not in hd 128's) skips the step but for its share of dQ over the other half's keys (hd 128): per cycle on an H100, +4.1% on the window and +3.0% on causal_document at
-//     32K, +9.2% (hd 128) and +23.5% (hd 64) on causal_document at 4K, full within noise
-//     (data/measurements/h100/bwd-idle-halves-2026-11-24/hd128/). Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared
-//     memory), P^T = exp(scale S^T - lse) with in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
+//     half, marked in the work list: the diagonal's and a window's far end's; in the kernels
+//     backward_idle_halves_built names) skips the step but for its share of dQ over the other half's keys (hd 128):
+//     per cycle on an H100, +4.1% on the window and +3.0% on causal_document at 32K, +9.2% (hd 128) and +23.5%
+//     (hd 64) on causal_document at 4K, full within noise (data/measurements/h100/bwd-idle-halves-2026-11-24/hd128/).
+//     Per q tile: S^T = K Q^T and dP^T = V dO^T (wgmma from shared memory), P^T = exp(scale S^T - lse) with
+//     in-tile masking only on partial tiles, dS^T = P^T (dP^T - delta);
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
 //     where dQ = dS K is computed (head_dim 128: each warpgroup half of the columns over all 128 keys; head_dim
 //     64: each warpgroup all columns over its own 64 keys) and added to the fp32 dQ accumulator by TMA
@@ -459,9 +460,8 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       const uint32_t lse_thread =
           sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + query0 + 2 * t) * 4;
       sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
-      // (Not the hd 128 run-mask kernel: its idle path measured 4-30% slower per cycle on the block-sparse masks,
-      // the masks that take it, data/measurements/h100/bwd-idle-halves-2026-11-24/run-masks/; its lists mark none.)
-      if constexpr (!C::kSplitColumns && (C::kDqSplitsKeys || !kRunMasks)) {
+      if constexpr (backward_idle_halves_built(kHeadDim, kRunMasks ? BackwardMasking::kRunMasks
+                                                                   : BackwardMasking::kSlices)) {
         if ((c.idle >> warpgroup) & 1) {
           // This warpgroup's 64 keys see none of the step's queries (an idle half of a partial tile, DeviceRun):
           // nothing to add to dK and dV, so no S^T, dP^T, softmax or products of its own. Head dim 64 (dQ over each

@@ -208,13 +208,15 @@ TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
       EXPECT_GT(marked_halves, 0) << spec;
     }
   }
-  // Run masks: per visit (one or two slices of a tile); a half is idle in every visit of its tile exactly when the
-  // dense mask shows it nothing, and no full run is marked.
+  // Run masks (hd 64, the run-mask kernel that takes them): per visit (one or two slices of a tile); a half is idle
+  // in every visit of its tile exactly when the dense mask shows it nothing, and no full run is marked.
+  const TileShape shape64 = flash_tile_shape(64, DType::kBf16, Pass::kBackward);
+  ASSERT_EQ(shape64.k, 128);
   for (const char* spec : {"block_sparse:block=64", "block_sparse", "causal_document"}) {
     constexpr int64_t kSeq = 2500;
     const Mask mask = make_mask(spec, kSeq, 2);  // block_sparse: a mask per kv head
-    const AttentionProblem p = make_problem(mask, 1, 8, 2, 128, DType::kBf16);
-    const FlashPassWork w = build_backward_work(p, shape, 132, true, BackwardMasking::kRunMasks, true);
+    const AttentionProblem p = make_problem(mask, 1, 8, 2, 64, DType::kBf16);
+    const FlashPassWork w = build_backward_work(p, shape64, 132, true, BackwardMasking::kRunMasks, true);
     int marked_halves = 0;
     for (int32_t m = 0; m < w.num_masks; ++m) {
       const std::vector<uint8_t> dense = mask.dense(m);
@@ -253,11 +255,15 @@ TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
       EXPECT_GT(marked_halves, 0) << spec;
     }
   }
-  // 64-key tiles are never marked.
-  const AttentionProblem causal = make_problem(make_mask("causal", 2500), 1, 8, 2, 128, DType::kBf16);
-  for (const DeviceRun& run : build_backward_work(causal, TileShape{64, 64}, 132, true, BackwardMasking::kSlices, true).runs) {
+  // Kernels without the idle path get no marks (backward_idle_halves_built): hd 128's run-mask lists, 64-key tiles.
+  const AttentionProblem sparse128 = make_problem(make_mask("block_sparse:block=64", 2500, 2), 1, 8, 2, 128,
+                                                  DType::kBf16);
+  for (const DeviceRun& run : build_backward_work(sparse128, shape, 132, true, BackwardMasking::kRunMasks, true).runs) {
     EXPECT_EQ((run.end_and_partial >> kIdleHalfShift) & 3, 0);
   }
+  const AttentionProblem causal = make_problem(make_mask("causal", 2500), 1, 8, 2, 128, DType::kBf16);
+  const FlashPassWork narrow = build_backward_work(causal, TileShape{64, 64}, 132, true, BackwardMasking::kSlices, true);
+  for (const DeviceRun& run : narrow.runs) EXPECT_EQ((run.end_and_partial >> kIdleHalfShift) & 3, 0);
 }
 
 TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
