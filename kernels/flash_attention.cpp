@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/flash_kernels.h"
 #include "kernels/flash_tiles.h"
@@ -167,6 +168,11 @@ class FlashPlan final : public AttentionPlan {
       // Allocated on first use so that forward-only callers do not pay for it; a measurement's warm-up run
       // absorbs the allocation.
       dq_accum_ = DeviceBuffer(static_cast<size_t>(q_elems) * sizeof(float));
+      // LCAB_FLASH_POISON_WORKSPACE=1 fills the accumulator with NaN once allocated (fresh device memory is often
+      // zero): the GPU tests set it, so that a backward that reads rows of it it has not zeroed fails them.
+      if (const char* poison = std::getenv("LCAB_FLASH_POISON_WORKSPACE"); poison != nullptr && poison[0] == '1') {
+        LCAB_CUDA_CHECK(cudaMemset(dq_accum_.as<float>(), 0xff, dq_accum_.bytes()));
+      }
       delta_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.heads * problem_.seqlen_q) * sizeof(float));
       if (arch_ == FlashArch::kSm90) {
         backward_counters_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.kv_heads) * sizeof(int));
