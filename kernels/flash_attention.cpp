@@ -106,7 +106,7 @@ FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashAr
                                         : choice == "run_masks";
   if (!run_masks) return plain;
   return build_backward_work(problem, shape, sm_count, /*pair_documents=*/true, BackwardMasking::kRunMasks,
-                             /*idle_halves=*/true);
+                             /*idle_halves=*/hopper);
 }
 
 class FlashPlan final : public AttentionPlan {
