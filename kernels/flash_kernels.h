@@ -15,8 +15,10 @@ struct DeviceWork {
   TileShape shape;  ///< the tile shape the list was built for (checked against the kernel's)
   const int32_t* outer_order = nullptr;
   const int32_t* run_offsets = nullptr;
-  const int32_t* cta_items = nullptr;  ///< backward: the CTAs' items in launch order (FlashPassWork::cta_items)
-  const int8_t* cta_walks = nullptr;   ///< backward: kWalk* bits of each CTA (FlashPassWork::cta_walks)
+  /// Backward: the grid's blocks in launch order: the mma.sync path's FlashPassWork::cta_items; the Hopper path's
+  /// FlashPassWork::grid_items (dK/dV items, and dQ conversion units as -1 - unit).
+  const int32_t* cta_items = nullptr;
+  const int8_t* cta_walks = nullptr;  ///< backward: kWalk* bits of each block (cta_walks, or grid_walks)
   const int32_t* tail_heads = nullptr;  ///< backward: the dQ conversion's head order (FlashPassWork::tail_heads)
   const DeviceRun* runs = nullptr;
   const DeviceRunMask* run_masks = nullptr;  ///< forward: per run (FlashPassWork::run_masks); backward: none

@@ -386,6 +386,52 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
   return work;
 }
 
+void interleave_backward_conversion(FlashPassWork& work, int64_t chunks_per_head, int64_t delay_ctas) {
+  const int64_t ctas = static_cast<int64_t>(work.cta_items.size());
+  const int64_t heads = static_cast<int64_t>(work.tail_heads.size());
+  std::vector<int64_t> last(static_cast<size_t>(heads), -1);
+  for (int64_t n = 0; n < ctas; ++n) last[static_cast<size_t>(work.cta_items[static_cast<size_t>(n)] / work.outer_tiles)] = n;
+  // Per dK/dV position, the heads (in tail_heads order) whose conversion follows it; ctas: after the last.
+  std::vector<std::vector<int64_t>> after(static_cast<size_t>(ctas) + 1);
+  for (int64_t rank = 0; rank < heads; ++rank) {
+    const int64_t at = delay_ctas < 0 ? ctas : std::min(ctas, last[static_cast<size_t>(work.tail_heads[rank])] + 1 + delay_ctas);
+    after[static_cast<size_t>(at)].push_back(rank);
+  }
+  work.grid_items.clear();
+  work.grid_walks.clear();
+  for (int64_t n = 0; n <= ctas; ++n) {
+    for (int64_t rank : after[static_cast<size_t>(n)]) {
+      for (int64_t chunk = 0; chunk < chunks_per_head; ++chunk) {
+        work.grid_items.push_back(-1 - to_i32(rank * chunks_per_head + chunk));
+        work.grid_walks.push_back(0);
+      }
+    }
+    if (n < ctas) {
+      work.grid_items.push_back(work.cta_items[static_cast<size_t>(n)]);
+      work.grid_walks.push_back(work.cta_walks[static_cast<size_t>(n)]);
+    }
+  }
+}
+
+bool backward_conversion_after_heads(const FlashPassWork& work) {
+  const int64_t ctas = static_cast<int64_t>(work.cta_items.size());
+  if (ctas == 0) return false;
+  std::vector<int64_t> tiles(static_cast<size_t>(ctas), 0);
+  for (int64_t n = 0; n < ctas; ++n) {
+    const int32_t item = work.cta_items[static_cast<size_t>(n)];
+    const int64_t outer = (item / work.outer_tiles % work.num_masks) * work.outer_tiles + item % work.outer_tiles;
+    for (int32_t r = work.run_offsets[static_cast<size_t>(outer)]; r < work.run_offsets[static_cast<size_t>(outer) + 1]; ++r) {
+      const DeviceRun& run = work.runs[static_cast<size_t>(r)];
+      tiles[static_cast<size_t>(n)] += (run.end_and_partial & kRunEndMask) - run.begin;
+    }
+  }
+  const int64_t longest = *std::max_element(tiles.begin(), tiles.end());
+  const int64_t near_longest = std::count_if(tiles.begin(), tiles.end(), [&](int64_t t) {
+    return static_cast<double>(t) >= (1.0 - kBackwardConversionUniformTolerance) * static_cast<double>(longest);
+  });
+  return longest > 0 && static_cast<double>(near_longest) >= kBackwardConversionUniformShare * static_cast<double>(ctas);
+}
+
 double slices_per_partial_tile(const FlashPassWork& w) {
   int64_t partial = 0, slices = 0;
   for (int32_t m = 0; m < w.num_masks; ++m) {

@@ -78,6 +78,11 @@ struct FlashPassWork {
   /// Backward only: query rows per conversion CTA of that tail (perf::backward_tail_chunk_rows for the call's heads
   /// and the GPU's SMs).
   int32_t tail_chunk_rows = 1;
+  /// Backward only (the Hopper grid): its blocks in launch order, cta_items' entries with the dQ conversion's units
+  /// (-1 - unit; unit = position of the head in tail_heads x chunks per head + chunk) placed among them, each head's
+  /// after its last dK/dV CTA (interleave_backward_conversion), and the walks of the blocks (0 for conversions).
+  std::vector<int32_t> grid_items;
+  std::vector<int8_t> grid_walks;
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
@@ -133,6 +138,22 @@ enum class BackwardMasking { kSlices, kRunMasks };
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices,
                                   bool idle_halves = false);
+
+/// Places the dQ conversion's units (FlashPassWork::grid_items) `delay_ctas` dK/dV CTAs after the last dK/dV CTA
+/// of their head (negative: all after the last dK/dV CTA, the grid's tail), so that a head's conversion can run while
+/// later heads compute instead of after the grid's last wave. A conversion CTA waits for its head's dK/dV CTAs,
+/// which always come before it in the grid.
+void interleave_backward_conversion(FlashPassWork& work, int64_t chunks_per_head, int64_t delay_ctas);
+/// Whether the Hopper backward places each head's dQ conversion one wave after its last dK/dV CTA
+/// (interleave_backward_conversion) rather than at the grid's end: where the CTAs are about equally long (at least
+/// kBackwardConversionUniformShare of them within kBackwardConversionUniformTolerance of the longest: full, windows,
+/// bands), so that a head's CTAs have ended by then. Measured per cycle on an H100 against the grid's end
+/// (data/measurements/h100/bwd-conversion-order-2026-11-24/): `sliding_window_causal` 32K +2.4% / +2.6% (hd 128, two
+/// calls), band1 32K +4.6% / +7.6%, full 16K -0.2% to +0.7%; but `causal_document` and `block_causal_document` 32K
+/// -13% (their CTAs' lengths vary, and a conversion CTA that starts before its head's last CTA ends holds its SM).
+bool backward_conversion_after_heads(const FlashPassWork& work);
+constexpr double kBackwardConversionUniformShare = 0.9;
+constexpr double kBackwardConversionUniformTolerance = 0.1;
 
 /// The Hopper backward has a run-mask kernel at these head dims (hd 256 walks k tiles of 64 and gained nothing).
 constexpr bool backward_run_masks_built(int64_t head_dim) { return head_dim <= 128; }

@@ -4,11 +4,13 @@
 //
 // One CTA per (k tile of 128 keys, kv head, batch element), in the work list's launch order (each kv head's k tiles
 // costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order; where documents
-// are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h). The CTAs past
-// the dK/dV ones are the dQ conversion's (model/perf/backward_tail.h): chunks of rows of one kv head's q heads,
-// heads in the order their dK/dV CTAs finish (FlashPassWork::tail_heads), each waiting until every dK/dV CTA of its
-// head has counted itself finished. They start as the last wave's SMs run out of dK/dV work, so the conversion fills
-// the grid's tail instead of following the kernel. A conversion CTA waits only on CTAs of lower block index, which
+// are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h). The blocks
+// whose work-list entry is negative convert dQ (model/perf/backward_tail.h): chunks of rows of one kv head's q heads,
+// each waiting until every dK/dV CTA of its head has counted itself finished. They come after the dK/dV CTAs, heads in
+// the order their dK/dV CTAs finish (FlashPassWork::tail_heads), so that they start as the last wave's SMs run out
+// of dK/dV work and fill the grid's tail; where the CTAs are about equally long, each head's come one wave after its
+// last dK/dV CTA instead (FlashPassWork::grid_items, backward_conversion_after_heads: the window at 32K +2.4% per
+// cycle). A conversion CTA waits only on CTAs of lower block index, which
 // the hardware has started before it (it starts a grid's CTAs in index order, what the launch order above relies
 // on too, and CUB's single-pass scan's look-back), so its wait ends. Measured per cycle on an H100 against the
 // separate conversion launch (data/measurements/h100/bwd-dq-tail-2026-11-24/): at 32K hd 128 the window +4.8% and
@@ -20,9 +22,9 @@
 //     CTA) after its bulk_wait, inside consume_backward: any code after the role branches (one count from the
 //     producer after the consumers' arrival, or a __syncthreads) changed the consumers' SASS by hundreds of
 //     instructions at hd 64 and 256;
-//   - the conversion CTAs are told apart by block index: a ticket counter taken at each CTA's start would not rely
-//     on the start order, but its index, read from shared memory, moved the producer's loop state out of the uniform
-//     datapath.
+//   - the conversion CTAs are told apart by their block's work-list entry (negative), read before the role branches
+//     (the loops' SASS is unchanged by it); a ticket counter taken at each CTA's start would not rely on the start
+//     order, but its index, read from shared memory, moved the producer's loop state out of the uniform datapath.
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
 //     lanes (loaded before it waits for the stage), into a kStages-deep ring completing on mbarriers. The order of
@@ -132,7 +134,6 @@ struct Sm90BackwardArgs {
   CUtensorMap k_map;
   CUtensorMap v_map;
   CUtensorMap dq_map;  ///< fp32 dQ accumulator, boxes of 32 columns x 64 rows (TMA reduce-add)
-  int dkdv_ctas;             ///< CTAs below this index are dK/dV CTAs (FlashPassWork::cta_items), the rest convert
   int tail_chunks_per_head;  ///< conversion CTAs per (batch, kv head)
 };
 
@@ -694,8 +695,8 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     flash_dkdv_sm90_kernel(const __grid_constant__ Sm90BackwardArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Sm90BackwardConfig<kHeadDim>;
-  if (blockIdx.x >= static_cast<unsigned>(args.dkdv_ctas)) {
-    convert_dq_tail<T, kHeadDim>(args, static_cast<int>(blockIdx.x) - args.dkdv_ctas);
+  if (const int item = args.p.work.cta_items[blockIdx.x]; item < 0) {
+    convert_dq_tail<T, kHeadDim>(args, -1 - item);
     return;
   }
   extern __shared__ unsigned char smem_raw[];
@@ -739,7 +740,6 @@ struct LaunchBackwardSm90 {
     if (blocks > 0) {
       Sm90BackwardArgs args;
       args.p = params;
-      args.dkdv_ctas = static_cast<int>(blocks);
       args.tail_chunks_per_head = static_cast<int>(tail_per_head);
       args.q_map = sm90::make_token_major_map(params.q, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);
       args.do_map = sm90::make_token_major_map(params.dout, s.batch, s.seqlen_q, s.heads, kHeadDim, C::kBlockQ);

@@ -701,5 +701,57 @@ TEST(FlashWork, ForwardListCarriesItsSectionOfWholeGqaGroups) {
             1);
 }
 
+TEST(FlashWork, BackwardConversionFollowsEachHeadsLastCtaByTheDelay) {
+  // Window 1024 at 4K, 4 kv heads, 8 slots: each head's conversion units come `delay` dK/dV CTAs after its last
+  // one (all at the end with a negative delay), every block once, walks kept with their items.
+  const AttentionProblem p =
+      make_problem(make_mask("sliding_window_causal:window=1024", 4096), 1, 16, 4, 128, DType::kBf16);
+  FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 8);
+  const int64_t chunks = 3;
+  const int64_t ctas = static_cast<int64_t>(w.cta_items.size());
+  for (const int64_t delay : {int64_t{-1}, int64_t{0}, int64_t{5}, int64_t{1000}}) {
+    SCOPED_TRACE("delay " + std::to_string(delay));
+    interleave_backward_conversion(w, chunks, delay);
+    ASSERT_EQ(w.grid_items.size(), static_cast<size_t>(ctas + 4 * chunks));
+    ASSERT_EQ(w.grid_walks.size(), w.grid_items.size());
+    std::vector<int32_t> items;
+    std::vector<int64_t> seen_units;
+    int64_t dkdv_before = 0;  // dK/dV CTAs before the block
+    std::vector<int64_t> last_of_head(4, -1);  // position (in dK/dV CTAs) of each head's last CTA
+    for (int64_t n = 0; n < ctas; ++n) last_of_head[w.cta_items[n] / w.outer_tiles] = n;
+    for (size_t b = 0; b < w.grid_items.size(); ++b) {
+      const int32_t item = w.grid_items[b];
+      if (item >= 0) {
+        EXPECT_EQ(item, w.cta_items[dkdv_before]);
+        EXPECT_EQ(w.grid_walks[b], w.cta_walks[dkdv_before]);
+        ++dkdv_before;
+        continue;
+      }
+      const int64_t unit = -1 - item;
+      seen_units.push_back(unit);
+      const int64_t head = w.tail_heads[unit / chunks];
+      const int64_t expected = delay < 0 ? ctas : std::min(ctas, last_of_head[head] + 1 + delay);
+      EXPECT_EQ(dkdv_before, expected) << "unit " << unit;
+      EXPECT_EQ(w.grid_walks[b], 0);
+    }
+    EXPECT_EQ(dkdv_before, ctas);
+    std::sort(seen_units.begin(), seen_units.end());
+    for (int64_t u = 0; u < 4 * chunks; ++u) EXPECT_EQ(seen_units[u], u);
+  }
+}
+
+TEST(FlashWork, BackwardConversionFollowsHeadsOnlyWhereCtasAreAboutEquallyLong) {
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);
+  auto after_heads = [&](const std::string& mask, int64_t seqlen) {
+    return backward_conversion_after_heads(
+        build_backward_work(make_problem(make_mask(mask, seqlen), 1, 64, 8, 128, DType::kBf16), shape, 132));
+  };
+  EXPECT_TRUE(after_heads("full", 16384));
+  EXPECT_TRUE(after_heads("sliding_window_causal", 32768));  // 248 of 256 k tiles see 18 q tiles, the last 8 fewer
+  EXPECT_FALSE(after_heads("sliding_window_causal", 4096));  // 24 of 32
+  EXPECT_FALSE(after_heads("causal", 16384));
+  EXPECT_FALSE(after_heads("causal_document", 32768));
+  EXPECT_FALSE(after_heads("block_causal_document", 32768));
+}
 }  // namespace
 }  // namespace lcab::kernels
