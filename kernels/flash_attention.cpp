@@ -93,28 +93,6 @@ FlashArch path_here(PathChoice choice) {
 // The backward's work list. On the Hopper path its kernel walks the q-tile row's slices on partial tiles or reads
 // run masks, per mask (kBackwardRunMaskSlicesPerPartialTile, flash_work.h); the environment variable
 // LCAB_FLASH_BACKWARD_MASKING=slices|run_masks forces one (the GPU tests run both on every mask).
-// The Hopper grid's blocks: each head's dQ conversion one wave after its last dK/dV CTA where the CTAs are about equally
-// long (backward_conversion_after_heads), at the grid's end otherwise. LCAB_FLASH_BACKWARD_CONVERSION=after_heads|end
-// forces one.
-FlashPassWork with_grid_order(FlashPassWork work, const AttentionProblem& problem, int sm_count) {
-  const char* forced = std::getenv("LCAB_FLASH_BACKWARD_CONVERSION");
-  const std::string choice = forced ? forced : "";
-  LCAB_CHECK(choice.empty() || choice == "after_heads" || choice == "end",
-             "LCAB_FLASH_BACKWARD_CONVERSION='" << choice << "'; valid: after_heads, end (or unset)");
-  const bool after_heads = choice.empty() ? backward_conversion_after_heads(work) : choice == "after_heads";
-  interleave_backward_conversion(work, perf::backward_tail_chunks_per_head(problem.seqlen_q, work.tail_chunk_rows),
-                                 after_heads ? sm_count : -1);
-  return work;
-}
-
-FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, FlashArch arch, int sm_count);
-
-FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, int sm_count) {
-  FlashPassWork work = build_flash_backward_work_lists(problem, arch, sm_count);
-  if (arch != FlashArch::kSm90) return work;
-  return with_grid_order(std::move(work), problem, sm_count);
-}
-
 FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, FlashArch arch, int sm_count) {
   const TileShape shape = flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch);
   const bool hopper = arch == FlashArch::kSm90;
@@ -130,6 +108,27 @@ FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, F
   if (!run_masks) return plain;
   return build_backward_work(problem, shape, sm_count, /*pair_documents=*/true, BackwardMasking::kRunMasks,
                              /*idle_halves=*/hopper);
+}
+
+// The Hopper grid's blocks: each head's dQ conversion one wave after its last dK/dV CTA where the CTAs are about equally
+// long (backward_conversion_after_heads), at the grid's end otherwise. LCAB_FLASH_BACKWARD_CONVERSION=after_heads|end
+// forces one.
+FlashPassWork with_grid_order(FlashPassWork work, const AttentionProblem& problem, int sm_count) {
+  const char* forced = std::getenv("LCAB_FLASH_BACKWARD_CONVERSION");
+  const std::string choice = forced ? forced : "";
+  LCAB_CHECK(choice.empty() || choice == "after_heads" || choice == "end",
+             "LCAB_FLASH_BACKWARD_CONVERSION='" << choice << "'; valid: after_heads, end (or unset)");
+  const bool after_heads = choice.empty() ? backward_conversion_after_heads(work) : choice == "after_heads";
+  interleave_backward_conversion(work, perf::backward_tail_chunks_per_head(problem.seqlen_q, work.tail_chunk_rows),
+                                 after_heads ? sm_count : -1);
+  return work;
+}
+
+// The backward's lists, and on the Hopper path the order of its grid's blocks.
+FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, int sm_count) {
+  FlashPassWork work = build_flash_backward_work_lists(problem, arch, sm_count);
+  if (arch != FlashArch::kSm90) return work;
+  return with_grid_order(std::move(work), problem, sm_count);
 }
 
 class FlashPlan final : public AttentionPlan {

@@ -714,7 +714,6 @@ TEST(FlashWork, BackwardConversionFollowsEachHeadsLastCtaByTheDelay) {
     interleave_backward_conversion(w, chunks, delay);
     ASSERT_EQ(w.grid_items.size(), static_cast<size_t>(ctas + 4 * chunks));
     ASSERT_EQ(w.grid_walks.size(), w.grid_items.size());
-    std::vector<int32_t> items;
     std::vector<int64_t> seen_units;
     int64_t dkdv_before = 0;  // dK/dV CTAs before the block
     std::vector<int64_t> last_of_head(4, -1);  // position (in dK/dV CTAs) of each head's last CTA
@@ -753,5 +752,6 @@ TEST(FlashWork, BackwardConversionFollowsHeadsOnlyWhereCtasAreAboutEquallyLong) 
   EXPECT_FALSE(after_heads("causal_document", 32768));
   EXPECT_FALSE(after_heads("block_causal_document", 32768));
 }
+
 }  // namespace
 }  // namespace lcab::kernels
