@@ -416,17 +416,17 @@ void interleave_backward_conversion(FlashPassWork& work, int64_t chunks_per_head
 bool backward_conversion_after_heads(const FlashPassWork& work) {
   const int64_t ctas = static_cast<int64_t>(work.cta_items.size());
   if (ctas == 0) return false;
-  std::vector<int64_t> tiles(static_cast<size_t>(ctas), 0);
+  // Each CTA's cost as the launch order weighs it (run_key), its k tile's under per-kv-head masks.
+  std::vector<int64_t> keys(static_cast<size_t>(ctas), 0);
   for (int64_t n = 0; n < ctas; ++n) {
     const int32_t item = work.cta_items[static_cast<size_t>(n)];
-    const int64_t outer = (item / work.outer_tiles % work.num_masks) * work.outer_tiles + item % work.outer_tiles;
-    for (int32_t r = work.run_offsets[static_cast<size_t>(outer)]; r < work.run_offsets[static_cast<size_t>(outer) + 1]; ++r) {
-      const DeviceRun& run = work.runs[static_cast<size_t>(r)];
-      tiles[static_cast<size_t>(n)] += (run.end_and_partial & kRunEndMask) - run.begin;
-    }
+    const size_t outer = static_cast<size_t>((item / work.outer_tiles % work.num_masks) * work.outer_tiles +
+                                             item % work.outer_tiles);
+    keys[static_cast<size_t>(n)] = run_key(work.runs, static_cast<size_t>(work.run_offsets[outer]),
+                                           static_cast<size_t>(work.run_offsets[outer + 1]));
   }
-  const int64_t longest = *std::max_element(tiles.begin(), tiles.end());
-  const int64_t near_longest = std::count_if(tiles.begin(), tiles.end(), [&](int64_t t) {
+  const int64_t longest = *std::max_element(keys.begin(), keys.end());
+  const int64_t near_longest = std::count_if(keys.begin(), keys.end(), [&](int64_t t) {
     return static_cast<double>(t) >= (1.0 - kBackwardConversionUniformTolerance) * static_cast<double>(longest);
   });
   return longest > 0 && static_cast<double>(near_longest) >= kBackwardConversionUniformShare * static_cast<double>(ctas);

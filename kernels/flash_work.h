@@ -146,8 +146,8 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
 void interleave_backward_conversion(FlashPassWork& work, int64_t chunks_per_head, int64_t delay_ctas);
 /// Whether the Hopper backward places each head's dQ conversion one wave after its last dK/dV CTA
 /// (interleave_backward_conversion) rather than at the grid's end: where the CTAs are about equally long (at least
-/// kBackwardConversionUniformShare of them within kBackwardConversionUniformTolerance of the longest: full, windows,
-/// bands), so that a head's CTAs have ended by then. Measured per cycle on an H100 against the grid's end
+/// kBackwardConversionUniformShare of them within kBackwardConversionUniformTolerance of the longest, by the cost the
+/// launch order weighs them with: full, windows, bands), so that a head's CTAs have ended by then. Measured per cycle on an H100 against the grid's end
 /// (data/measurements/h100/bwd-conversion-order-2026-11-24/): `sliding_window_causal` 32K +2.4% / +2.6% (hd 128, two
 /// calls), band1 32K +4.6% / +7.6%, full 16K -0.2% to +0.7%; but `causal_document` and `block_causal_document` 32K
 /// -13% (their CTAs' lengths vary, and a conversion CTA that starts before its head's last CTA ends holds its SM).
