@@ -19,6 +19,7 @@ struct DeviceWork {
   /// FlashPassWork::grid_items (dK/dV items, and dQ conversion units as -1 - unit).
   const int32_t* cta_items = nullptr;
   const int8_t* cta_walks = nullptr;  ///< backward: kWalk* bits of each block (cta_walks, or grid_walks)
+  int64_t grid_blocks = 0;            ///< backward: the entries of cta_items (the Hopper grid's size)
   const int32_t* tail_heads = nullptr;  ///< backward: the dQ conversion's head order (FlashPassWork::tail_heads)
   const DeviceRun* runs = nullptr;
   const DeviceRunMask* run_masks = nullptr;  ///< forward: per run (FlashPassWork::run_masks); backward: none

@@ -736,7 +736,11 @@ struct LaunchBackwardSm90 {
     const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
     const int64_t tail_per_head = perf::backward_tail_chunks_per_head(s.seqlen_q, params.work.tail_chunk_rows);
     const int64_t tail = tail_per_head * s.batch * s.kv_heads;
-    LCAB_CHECK(blocks + tail < (int64_t(1) << 31), "backward grid of " << blocks + tail << " CTAs is too large");
+    // One block per entry of the uploaded list (FlashPassWork::grid_items): every dK/dV CTA and every conversion unit.
+    const int64_t grid = params.work.grid_blocks;
+    LCAB_CHECK(grid == blocks + tail, "the backward's grid list has " << grid << " blocks, not the " << blocks
+                                          << " dK/dV CTAs and " << tail << " conversion units of the call");
+    LCAB_CHECK(grid < (int64_t(1) << 31), "backward grid of " << grid << " CTAs is too large");
     if (blocks > 0) {
       Sm90BackwardArgs args;
       args.p = params;
@@ -751,11 +755,11 @@ struct LaunchBackwardSm90 {
         LCAB_CHECK(kBackwardRunMasks<kHeadDim>, "the hd " << kHeadDim << " backward has no run-mask kernel");
         if constexpr (kBackwardRunMasks<kHeadDim>) {
           flash_dkdv_sm90_kernel<T, kHeadDim, true>
-              <<<static_cast<unsigned>(blocks + tail), C::kThreads, C::kSmemBytes, stream>>>(args);
+              <<<static_cast<unsigned>(grid), C::kThreads, C::kSmemBytes, stream>>>(args);
         }
       } else {
         flash_dkdv_sm90_kernel<T, kHeadDim, false>
-            <<<static_cast<unsigned>(blocks + tail), C::kThreads, C::kSmemBytes, stream>>>(args);
+            <<<static_cast<unsigned>(grid), C::kThreads, C::kSmemBytes, stream>>>(args);
       }
       LCAB_CUDA_CHECK_LAUNCH();
     } else {
