@@ -27,8 +27,9 @@
 //     order, but its index, read from shared memory, moved the producer's loop state out of the uniform datapath.
 //   - The producer warp loads K and V once (TMA), then for every q head of the GQA group and every q tile of 64
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
-//     lanes (loaded before it waits for the stage), into a kStages-deep ring completing on mbarriers. The order of
-//     these steps is the CTA's walk (work list, kWalk* in flash_work.h): q tiles ascending per head, or, where
+//     lanes (loaded before it waits for the stage), into a kStages-deep ring (RingSlot: 3 stages at hd 64, 2 at
+//     hd 128 and 256) completing on mbarriers. The order of these steps is the CTA's walk (work list, kWalk* in
+//     flash_work.h): q tiles ascending per head, or, where
 //     neighbouring k tiles share their last q tile (documents), from that end down with the group's heads inner, so
 //     that the CTAs of a document read and reduce the same rows at the same time (a pair's second CTA walks up from
 //     its first q tile, heads inner, in step with the other pairs' second CTAs).
@@ -83,7 +84,15 @@ struct Sm90BackwardConfig {
   static constexpr bool kSplitColumns = kHeadDim == 256;
   static constexpr int kBlockK = kSplitColumns ? 64 : 128;  // keys per CTA: 64 per consumer warpgroup, or 64 shared
   static constexpr int kBlockQ = 64;                        // queries per step
-  static constexpr int kStages = 2;
+  // The Q/dO ring (RingSlot). hd 64: three stages with the position counted, +0.8% per cycle over 8 groups on an
+  // H100 (+1.3% to +1.5% on 5 of them, causal_document 4K -1.4%; two calls agreed); three stages with the position
+  // derived from a step count measured -0.5%, a counted ring of two 0.0%. hd 128: a third stage fits (232,192 of
+  // 232,448 bytes), but with it the consumers lost their uniform datapath and measured -0.9% to -2.7%, and the
+  // counted position alone spills them (data/measurements/h100/bwd-ring-stages-2026-11-24/).
+  static constexpr int kStages = kHeadDim == 64 ? 3 : 2;
+  static constexpr bool kCountedRing = kHeadDim == 64;
+  static_assert(!(kCountedRing && kSplitColumns), "kSplitColumns asks its ring whether a step is the first");
+  static_assert(kStages == 2 || kStages % 2 == 1, "RingSlot's step parity");
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
   static constexpr int kThreads = 384;
@@ -118,6 +127,39 @@ struct Sm90BackwardConfig {
   static constexpr int kBarrierOffset = kLseOffset + kStages * 2 * kBlockQ * 4;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;
   static_assert(kSmemBytes <= kSm90MaxSharedBytes, "the backward's shared memory exceeds an sm_90 CTA's");
+};
+
+// A position in the kStages-deep Q/dO ring, one step per use: its stage, the parity of that stage's fill and of
+// the steps so far. Counted (kCounted: stage and parity registers) or derived from a step count.
+template <int kStages, bool kCounted>
+struct RingSlot;
+
+template <int kStages>
+struct RingSlot<kStages, false> {
+  int use = 0;
+  __device__ void advance() { ++use; }
+  __device__ int stage() const { return use % kStages; }
+  __device__ int phase() const { return (use / kStages) & 1; }
+  __device__ int step_parity() const { return use % 2; }
+  __device__ bool first() const { return use == 0; }  // (the kSplitColumns path's, which counts no ring)
+  __device__ int previous_stage() const { return (use - 1) % kStages; }
+};
+
+template <int kStages>
+struct RingSlot<kStages, true> {
+  int stage_ = 0;
+  int phase_ = 0;
+  __device__ void advance() {
+    if (++stage_ == kStages) {
+      stage_ = 0;
+      phase_ ^= 1;
+    }
+  }
+  __device__ int stage() const { return stage_; }
+  __device__ int phase() const { return phase_; }
+  /// The steps so far are stage + kStages x fills.
+  __device__ int step_parity() const { return kStages % 2 == 1 ? (stage_ ^ phase_) & 1 : stage_ & 1; }
+  __device__ int previous_stage() const { return stage_ == 0 ? kStages - 1 : stage_ - 1; }
 };
 
 template <int kStages>
@@ -321,10 +363,10 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                         kt.kv_head, kt.k_tile * C::kBlockK, kt.batch);
     }
   }
-  int use = 0;
+  RingSlot<C::kStages, C::kCountedRing> slot;
   for (StepCursor<false> c = StepCursor<false>::start(p.work.runs, kt); c.valid(group);
-       c.advance(p.work.runs, kt, group), ++use) {
-    const int stage = use % C::kStages;
+       c.advance(p.work.runs, kt, group), slot.advance()) {
+    const int stage = slot.stage();
     const int head = kt.kv_head * group + c.group_head;
     const int q0 = c.tile * C::kBlockQ;
     // lse and delta are loaded into registers before the wait for the stage, so that their latency hides behind
@@ -339,7 +381,7 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       lse[i] = q < s.seqlen_q ? p.lse[row_base + q] : -INFINITY;
       delta[i] = q < s.seqlen_q ? p.delta[row_base + q] : 0.f;
     }
-    sm90::mbar_wait(&bars->q_empty[stage], ((use / C::kStages) & 1) ^ 1);
+    sm90::mbar_wait(&bars->q_empty[stage], slot.phase() ^ 1);
     if (lane == 0) {
       sm90::mbar_arrive_expect_tx(&bars->q_full[stage], 2 * C::kQBytes);
 #pragma unroll
@@ -448,19 +490,19 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 
   if (kt.run_begin < kt.run_end) {
     sm90::mbar_wait(&bars->kv_full, 0);
-    int use = 0;
+    RingSlot<C::kStages, C::kCountedRing> slot;
     for (StepCursor<kRunMasks> c = StepCursor<kRunMasks>::start(p.work.runs, kt, p.work.run_masks); c.valid(group);
-       c.advance(p.work.runs, kt, group), ++use) {
-      const int stage = use % C::kStages;
+       c.advance(p.work.runs, kt, group), slot.advance()) {
+      const int stage = slot.stage();
       const int head = kt.kv_head * group + c.group_head;
       const int q0 = c.tile * C::kBlockQ;
       const uint32_t q_stage = sm90::smem_u32(smem + C::kQOffset + stage * C::kQBytes);
       const uint32_t do_stage = sm90::smem_u32(smem + C::kDoOffset + stage * C::kQBytes);
-      unsigned char* ds_buffer = smem + C::kDsOffset + (use % 2) * C::kDsBytes;
+      unsigned char* ds_buffer = smem + C::kDsOffset + slot.step_parity() * C::kDsBytes;
       // lse[64] then delta[64] of this stage; the thread reads the pairs of its columns query0 + 8 j + 2 t.
       const uint32_t lse_thread =
           sm90::smem_u32(smem + C::kLseOffset) + (stage * 2 * C::kBlockQ + query0 + 2 * t) * 4;
-      sm90::mbar_wait(&bars->q_full[stage], (use / C::kStages) & 1);
+      sm90::mbar_wait(&bars->q_full[stage], slot.phase());
       if constexpr (backward_idle_halves_built(kHeadDim, kRunMasks ? BackwardMasking::kRunMasks
                                                                    : BackwardMasking::kSlices)) {
         if ((c.idle >> warpgroup) & 1) {
@@ -562,12 +604,12 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       }
       if constexpr (C::kSplitColumns) {
         // The previous step's stage, released once its dQ reductions have read it (see the header).
-        if (use > 0 && thread == 0) {
+        if (!slot.first() && thread == 0) {
           sm90::bulk_wait_read();
-          sm90::mbar_arrive(&bars->q_empty[(use - 1) % C::kStages]);
+          sm90::mbar_arrive(&bars->q_empty[slot.previous_stage()]);
         }
         // P^T and dS^T of the warpgroup's queries to shared memory (rows = the CTA's 64 keys, swizzled as dS^T).
-        const uint32_t p_smem = sm90::smem_u32(smem + C::kPOffset + (use % 2) * C::kDsBytes);
+        const uint32_t p_smem = sm90::smem_u32(smem + C::kPOffset + slot.step_parity() * C::kDsBytes);
         const uint32_t ds_smem = sm90::smem_u32(ds_buffer);
 #pragma unroll
         for (int j = 0; j < C::kSFloats / 4; ++j) {

@@ -1,0 +1,4 @@
+# The device call as it ran (nvidia-h100-x1, carry: build-carry/main build-carry/s64).
+#   build-carry/main: lcab-kernel-bench of main (e5b0391), packed by scripts/carry.sh
+#   build-carry/s64:  lcab-kernel-bench and lcab_kernel_tests with ../patches/three-stages-hd64.patch, packed
+export NCCL_NVLS_ENABLE=0; PASS=bwd HEAD_DIMS="64 128" SASS_MATCH=dkdv MASKS_EXTRA=causal_document,sliding_window_causal SEQ_EXTRA=4k ROUNDS=3 timeout 570 bash scripts/ab_device_call.sh --tests s64 main s64
