@@ -29,10 +29,10 @@
 //     rows that touches the k tile (masked-out tiles are never loaded): Q and dO by TMA, lse and delta by its
 //     lanes (loaded before it waits for the stage), into a kStages-deep ring (RingSlot: 3 stages at hd 64, 2 at
 //     hd 128 and 256) completing on mbarriers. The order of these steps is the CTA's walk (work list, kWalk* in
-//     flash_work.h): q tiles ascending per head, or, where
-//     neighbouring k tiles share their last q tile (documents), from that end down with the group's heads inner, so
-//     that the CTAs of a document read and reduce the same rows at the same time (a pair's second CTA walks up from
-//     its first q tile, heads inner, in step with the other pairs' second CTAs).
+//     flash_work.h): q tiles ascending per head, or, where neighbouring k tiles share their last q tile
+//     (documents), from that end down with the group's heads inner, so that the CTAs of a document read and reduce
+//     the same rows at the same time (a pair's second CTA walks up from its first q tile, heads inner, in step with
+//     the other pairs' second CTAs).
 //   - Two consumer warpgroups own 64 keys each. A warpgroup whose keys see none of a partial tile's queries (an idle
 //     half, marked in the work list: the diagonal's and a window's far end's; in the kernels
 //     backward_idle_halves_built names) skips the step but for its share of dQ over the other half's keys (hd 128):
@@ -129,8 +129,9 @@ struct Sm90BackwardConfig {
   static_assert(kSmemBytes <= kSm90MaxSharedBytes, "the backward's shared memory exceeds an sm_90 CTA's");
 };
 
-// A position in the kStages-deep Q/dO ring, one step per use: its stage, the parity of that stage's fill and of
-// the steps so far. Counted (kCounted: stage and parity registers) or derived from a step count.
+// A position in the kStages-deep Q/dO ring, one step per use: its stage, the parity of that stage's fill (the
+// mbarrier phase a step waits on) and the parity of the steps so far (which dS^T buffer the step writes). Counted
+// (kCounted: a stage and a fill parity in registers, advanced per step) or derived from a step count.
 template <int kStages, bool kCounted>
 struct RingSlot;
 
