@@ -49,6 +49,7 @@ struct UploadedWork {
     view.section_heads = work.section_heads;
     view.tail_chunk_rows = work.tail_chunk_rows;
     view.grid_blocks = static_cast<int64_t>(work.grid_items.empty() ? work.cta_items.size() : work.grid_items.size());
+    view.decoupled_warpgroups = backward_warpgroups_decoupled(work) ? 1 : 0;  // (read by the backward only)
   }
   int64_t bytes() const {
     return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +

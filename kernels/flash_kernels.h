@@ -30,6 +30,8 @@ struct DeviceWork {
   int32_t q_tile_rows = 0;
   int32_t section_heads = 1;  ///< forward: q heads per section of the item order (FlashPassWork::section_heads)
   int32_t tail_chunk_rows = 1;  ///< backward: rows per conversion CTA of the Hopper grid's tail
+  /// Backward, Hopper hd 64: 1 where the consumer warpgroups do not meet each step (backward_warpgroups_decoupled).
+  int32_t decoupled_warpgroups = 0;
 };
 
 struct Shape {

@@ -432,6 +432,11 @@ bool backward_conversion_after_heads(const FlashPassWork& work) {
   return longest > 0 && static_cast<double>(near_longest) >= kBackwardConversionUniformShare * static_cast<double>(ctas);
 }
 
+bool backward_warpgroups_decoupled(const FlashPassWork& w) {
+  return w.touched_tiles > 0 &&
+         static_cast<double>(w.partial_tiles) >= kBackwardDecoupledPartialShare * static_cast<double>(w.touched_tiles);
+}
+
 double slices_per_partial_tile(const FlashPassWork& w) {
   int64_t partial = 0, slices = 0;
   for (int32_t m = 0; m < w.num_masks; ++m) {

@@ -172,6 +172,21 @@ constexpr bool backward_idle_halves_built(int64_t head_dim, BackwardMasking mask
 /// kernel (so each has its own). The bound leaves `share_question` and the unmeasured masks near 2 (documents with
 /// a shared prefix or full documents) on the slice walk.
 constexpr double kBackwardRunMaskSlicesPerPartialTile = 2.25;
+/// Whether the Hopper backward's two consumer warpgroups skip the barrier that makes them meet every step
+/// (DeviceWork::decoupled_warpgroups; only the kernels of backward_decoupled_built, head dim 64's slice-walking one,
+/// whose warpgroups each compute dQ over their own keys): on lists whose partial tiles are at least
+/// kBackwardDecoupledPartialShare of their tiles, where the warpgroups' steps differ (masking, idle halves) and a
+/// step waiting for the slower one costs most. Per cycle on an H100 (data/measurements/h100/bwd-decoupled-hd64-2026-11-24/):
+/// decoupled on every list (two calls), `sliding_window_causal` +6.2% / +6.4% at 32K and +4.2% / +4.2% at 4K (22%
+/// partial tiles), `causal_document` +0.7% / +1.0% at 32K (18%), but full 16K -0.9% / -0.9%, causal 16K -0.7% /
+/// -1.0% (1.6%), `block_causal_document` 32K -1.7% / -1.7% (none); with this rule and a kernel of each kind, the
+/// window +6.6% / +4.2%, `causal_document` +1.1% at 32K and 4K, every other group within 0.2% (one barrier chosen at
+/// run time in one kernel instead cost the coupled lists 2-3%).
+bool backward_warpgroups_decoupled(const FlashPassWork& backward_work);
+constexpr double kBackwardDecoupledPartialShare = 0.10;
+/// The Hopper backward kernels with a decoupled variant: head dim 64 (dQ over each warpgroup's own keys), walking
+/// slices (the run-mask kernel keeps its one instantiation).
+constexpr bool backward_decoupled_built(int64_t head_dim) { return head_dim == 64; }
 /// The mean number of the q-tile row's slices over the partial tiles of a kSlices backward list (0 without any).
 double slices_per_partial_tile(const FlashPassWork& backward_work);
 

@@ -43,7 +43,9 @@
 //     dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A operands; dS^T also goes to shared memory,
 //     where dQ = dS K is computed (head_dim 128: each warpgroup half of the columns over all 128 keys; head_dim
 //     64: each warpgroup all columns over its own 64 keys) and added to the fp32 dQ accumulator by TMA
-//     reduce-add from a staging buffer (whole 128-byte lines instead of per-thread atomics).
+//     reduce-add from a staging buffer (whole 128-byte lines instead of per-thread atomics). The two warpgroups meet
+//     at a barrier before each step's dQ product, but at head dim 64 on lists with many partial tiles
+//     (backward_warpgroups_decoupled: a second kernel instantiation), where each waits for its own rows only.
 //   Head dim 256 (kSplitColumns): 64 x 256 of dK and dV per warpgroup would take 256 registers per thread, so the
 //     CTA owns 64 keys and its two warpgroups split the work: each computes S^T and dP^T for all 64 keys and its 32
 //     of the step's 64 queries, writes P^T and dS^T to shared memory, and then, over all 64 queries, accumulates
@@ -407,7 +409,9 @@ __device__ void produce_backward(const Sm90BackwardArgs& a, unsigned char* smem,
   }
 }
 
-template <typename T, int kHeadDim, bool kRunMasks>
+// kDecoupled (head dim 64, backward_decoupled_built): each warpgroup's step waits for its own rows of dS^T only,
+// not for the other warpgroup (DeviceWork::decoupled_warpgroups).
+template <typename T, int kHeadDim, bool kRunMasks, bool kDecoupled>
 __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
                                  BackwardBarriers<Sm90BackwardConfig<kHeadDim>::kStages>* bars, const KTile& kt,
                                  int warpgroup) {
@@ -517,7 +521,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
             store_ds_rows(ds_buffer, [](int, int) { return 0u; });  // for the other warpgroup's dQ product
             sm90::fence_async_shared();
           }
-          sm90::named_barrier_sync(1, 256);
+          if constexpr (!kDecoupled) sm90::named_barrier_sync(1, 256);  // (decoupled: no rows of its own to wait for)
           if constexpr (!C::kDqSplitsKeys) {
             sm90::wgmma_fence();
             dq_product.template operator()<4>(ds_buffer, (1 - warpgroup) * 64);  // the other half's keys
@@ -689,8 +693,13 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
         }
         sm90::wgmma_commit();
 
-        // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T.
-        sm90::named_barrier_sync(1, 256);
+        // dQ (64 queries x kDqCols) = dS K over the CTA's 128 keys, once both warpgroups have written dS^T (kDecoupled:
+        // over this warpgroup's 64 keys, once it has written its rows).
+        if constexpr (kDecoupled) {
+          sm90::named_barrier_sync(3 + warpgroup, 128);
+        } else {
+          sm90::named_barrier_sync(1, 256);
+        }
         dq_product.template operator()<C::kDqKeys / 16>(ds_buffer, C::kDqSplitsKeys ? warpgroup * 64 : 0);
         sm90::wgmma_wait<0>();
         sm90::fence_registers(dv);
@@ -732,8 +741,10 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 
 template <int kHeadDim>
 constexpr bool kBackwardRunMasks = backward_run_masks_built(kHeadDim);
+template <int kHeadDim>
+constexpr bool kBackwardDecoupled = backward_decoupled_built(kHeadDim);
 
-template <typename T, int kHeadDim, bool kRunMasks>
+template <typename T, int kHeadDim, bool kRunMasks, bool kDecoupled = false>
 __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     flash_dkdv_sm90_kernel(const __grid_constant__ Sm90BackwardArgs args) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -763,7 +774,9 @@ __global__ void __launch_bounds__(Sm90BackwardConfig<kHeadDim>::kThreads, 1)
     if (threadIdx.x < 32) produce_backward<kHeadDim>(args, smem, bars, kt);
   } else {
     sm90::regs_increase<240>();
-    consume_backward<T, kHeadDim, kRunMasks>(args, smem, bars, kt, warpgroup - 1);
+    static_assert(!kDecoupled || (Sm90BackwardConfig<kHeadDim>::kDqSplitsKeys && !kRunMasks),
+                  "decoupled warpgroups: head dim 64's slice-walking kernel");
+    consume_backward<T, kHeadDim, kRunMasks, kDecoupled>(args, smem, bars, kt, warpgroup - 1);
   }
 #endif
 }
@@ -800,6 +813,11 @@ struct LaunchBackwardSm90 {
           flash_dkdv_sm90_kernel<T, kHeadDim, true>
               <<<static_cast<unsigned>(grid), C::kThreads, C::kSmemBytes, stream>>>(args);
         }
+      } else if (kBackwardDecoupled<kHeadDim> && params.work.decoupled_warpgroups != 0) {
+        if constexpr (kBackwardDecoupled<kHeadDim>) {
+          flash_dkdv_sm90_kernel<T, kHeadDim, false, true>
+              <<<static_cast<unsigned>(grid), C::kThreads, C::kSmemBytes, stream>>>(args);
+        }
       } else {
         flash_dkdv_sm90_kernel<T, kHeadDim, false>
             <<<static_cast<unsigned>(grid), C::kThreads, C::kSmemBytes, stream>>>(args);
@@ -819,6 +837,11 @@ struct ConfigureBackwardSm90 {
                                          static_cast<int>(Sm90BackwardConfig<kHeadDim>::kSmemBytes)));
     if constexpr (kBackwardRunMasks<kHeadDim>) {
       LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_sm90_kernel<T, kHeadDim, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(Sm90BackwardConfig<kHeadDim>::kSmemBytes)));
+    }
+    if constexpr (kBackwardDecoupled<kHeadDim>) {
+      LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_sm90_kernel<T, kHeadDim, false, true>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(Sm90BackwardConfig<kHeadDim>::kSmemBytes)));
     }

@@ -266,6 +266,32 @@ TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
   for (const DeviceRun& run : narrow.runs) EXPECT_EQ((run.end_and_partial >> kIdleHalfShift) & 3, 0);
 }
 
+TEST(FlashWork, BackwardWarpgroupsDecoupleWhereATenthOfTheTilesArePartial) {
+  // backward_warpgroups_decoupled: partial tiles at least kBackwardDecoupledPartialShare of the list's tiles.
+  const TileShape shape = flash_tile_shape(64, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
+  auto decoupled = [&](const char* spec, int64_t seq) {
+    const FlashPassWork w = build_backward_work(make_problem(make_mask(spec, seq), 1, 8, 2, 64, DType::kBf16), shape, 132);
+    EXPECT_EQ(backward_warpgroups_decoupled(w),
+              static_cast<double>(w.partial_tiles) >= kBackwardDecoupledPartialShare * static_cast<double>(w.touched_tiles))
+        << spec;
+    return backward_warpgroups_decoupled(w);
+  };
+  // The A/B's masks: decoupled where it gained (22% and 14-18% partial tiles), coupled where it lost (0-1.6%).
+  EXPECT_TRUE(decoupled("sliding_window_causal", 32768));
+  EXPECT_TRUE(decoupled("sliding_window_causal", 4096));
+  EXPECT_TRUE(decoupled("causal_document", 32768));
+  EXPECT_TRUE(decoupled("causal_document", 4096));
+  EXPECT_FALSE(decoupled("full", 16384));
+  EXPECT_FALSE(decoupled("causal", 16384));
+  EXPECT_FALSE(decoupled("block_causal_document", 32768));
+  // Short documents decouple (the GPU tests' hd 64 document cases), a full mask does not.
+  const AttentionProblem documents = make_problem(make_mask("causal_document", 388), 1, 8, 2, 64, DType::kBf16);
+  EXPECT_TRUE(backward_warpgroups_decoupled(build_backward_work(documents, shape, 132)));
+  const AttentionProblem full = make_problem(make_mask("full", 1024), 1, 4, 4, 64, DType::kFp16);
+  EXPECT_FALSE(backward_warpgroups_decoupled(build_backward_work(full, shape, 132)));
+  EXPECT_FALSE(backward_warpgroups_decoupled(FlashPassWork{}));
+}
+
 TEST(FlashWork, BackwardWalksFromTheEndWhereNeighbouringKTilesShareIt) {
   const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
   ASSERT_EQ(shape.q, 64);

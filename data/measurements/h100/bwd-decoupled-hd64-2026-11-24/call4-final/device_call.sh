@@ -1,0 +1,4 @@
+# The device call as it ran (nvidia-h100-x1, carry: build-carry/main build-carry/final).
+#   build-carry/main:  lcab-kernel-bench of main (b1052de's kernels), packed by scripts/carry.sh
+#   build-carry/final: lcab-kernel-bench, lcab_kernel_tests and lcab_measure_tests of the committed change, packed
+export NCCL_NVLS_ENABLE=0; PASS=bwd HEAD_DIMS="64" SASS_MATCH=dkdv MASKS_EXTRA=causal_document,sliding_window_causal,causal SEQ_EXTRA=4k ROUNDS=2 timeout 450 bash scripts/ab_device_call.sh --tests final main final; export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH; timeout 100 build-carry/final/lcab_measure_tests > $OUT/lcab_measure_tests-final.txt 2>&1; echo measure rc=$?; grep -E "PASSED|FAILED" $OUT/lcab_measure_tests-final.txt | head -3
