@@ -65,6 +65,7 @@
 #include "kernels/flash_common.cuh"
 #include "kernels/flash_dispatch.cuh"
 #include "kernels/hopper/flash_sm90.h"
+#include "kernels/hopper/ring_slot.h"
 #include "kernels/hopper/sm90_flash_common.cuh"
 #include "kernels/hopper/sm90_primitives.cuh"
 #include "kernels/hopper/tensor_map.h"
@@ -94,7 +95,6 @@ struct Sm90BackwardConfig {
   static constexpr int kStages = kHeadDim == 64 ? 3 : 2;
   static constexpr bool kCountedRing = kHeadDim == 64;
   static_assert(!(kCountedRing && kSplitColumns), "kSplitColumns asks its ring whether a step is the first");
-  static_assert(kStages == 2 || kStages % 2 == 1, "RingSlot's step parity");
   static constexpr int kConsumerWarpgroups = 2;
   static constexpr int kConsumerWarps = 4 * kConsumerWarpgroups;
   static constexpr int kThreads = 384;
@@ -129,40 +129,6 @@ struct Sm90BackwardConfig {
   static constexpr int kBarrierOffset = kLseOffset + kStages * 2 * kBlockQ * 4;
   static constexpr size_t kSmemBytes = kBarrierOffset + 256 + 1024;
   static_assert(kSmemBytes <= kSm90MaxSharedBytes, "the backward's shared memory exceeds an sm_90 CTA's");
-};
-
-// A position in the kStages-deep Q/dO ring, one step per use: its stage, the parity of that stage's fill (the
-// mbarrier phase a step waits on) and the parity of the steps so far (which dS^T buffer the step writes). Counted
-// (kCounted: a stage and a fill parity in registers, advanced per step) or derived from a step count.
-template <int kStages, bool kCounted>
-struct RingSlot;
-
-template <int kStages>
-struct RingSlot<kStages, false> {
-  int use = 0;
-  __device__ void advance() { ++use; }
-  __device__ int stage() const { return use % kStages; }
-  __device__ int phase() const { return (use / kStages) & 1; }
-  __device__ int step_parity() const { return use % 2; }
-  __device__ bool first() const { return use == 0; }  // (the kSplitColumns path's, which counts no ring)
-  __device__ int previous_stage() const { return (use - 1) % kStages; }
-};
-
-template <int kStages>
-struct RingSlot<kStages, true> {
-  int stage_ = 0;
-  int phase_ = 0;
-  __device__ void advance() {
-    if (++stage_ == kStages) {
-      stage_ = 0;
-      phase_ ^= 1;
-    }
-  }
-  __device__ int stage() const { return stage_; }
-  __device__ int phase() const { return phase_; }
-  /// The steps so far are stage + kStages x fills.
-  __device__ int step_parity() const { return kStages % 2 == 1 ? (stage_ ^ phase_) & 1 : stage_ & 1; }
-  __device__ int previous_stage() const { return stage_ == 0 ? kStages - 1 : stage_ - 1; }
 };
 
 template <int kStages>
