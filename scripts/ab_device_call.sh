@@ -41,6 +41,8 @@ device_info
 if command -v /usr/local/cuda/bin/cuobjdump > /dev/null; then
   /usr/local/cuda/bin/cuobjdump -sass "$B/$base/lcab-kernel-bench" > /tmp/sass-base.txt
   for v in "${new[@]}"; do
+    # A wrapper script (a build run with other settings) has no device code of its own to count.
+    [ "$(head -c 4 "$B/$v/lcab-kernel-bench" | tail -c 3)" = "ELF" ] || { echo "$v: not a binary" > "$O/sass-counts-$v.txt"; continue; }
     /usr/local/cuda/bin/cuobjdump -sass "$B/$v/lcab-kernel-bench" |
       python3 "$here/sass_counts.py" --match "${SASS_MATCH:-flash_forward_sm90}" --regions --baseline /tmp/sass-base.txt \
       > "$O/sass-counts-$v.txt" 2>&1
