@@ -19,11 +19,12 @@
 #   MASKS_EXTRA at SEQ_EXTRA (both lists; default none): a third group, e.g. causal,sliding_window_causal at 1k,4k
 #               (the measurement folders' bwd-front and bwd-idle-halves calls of 2026-11-24 ran such a group inline)
 #   SASS_MATCH  functions for the SASS counts (default flash_forward_sm90)
+#   TESTS_TIMEOUT  seconds for lcab_kernel_tests (default 200)
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 tests_build=""
 if [ "${1:-}" = "--tests" ]; then tests_build="$2"; shift 2; fi
-if [ $# -lt 2 ]; then sed -n '2,19p' "$0" >&2; exit 2; fi
+if [ $# -lt 2 ]; then sed -n '2,20p' "$0" >&2; exit 2; fi
 base="$1"
 builds=("$@")
 new=("${@:2}")
@@ -49,7 +50,7 @@ if command -v /usr/local/cuda/bin/cuobjdump > /dev/null; then
   done
 fi
 if [ -n "$tests_build" ]; then
-  timeout 200 "$B/$tests_build/lcab_kernel_tests" > "$O/lcab_kernel_tests-$tests_build.txt" 2>&1; rc=$?
+  timeout "${TESTS_TIMEOUT:-200}" "$B/$tests_build/lcab_kernel_tests" > "$O/lcab_kernel_tests-$tests_build.txt" 2>&1; rc=$?
   test_summary "$tests_build tests" $rc "$O/lcab_kernel_tests-$tests_build.txt"
   [ $rc = 0 ] || exit 1
 fi
