@@ -192,10 +192,14 @@ class FlashPlan final : public AttentionPlan {
       // Allocated on first use so that forward-only callers do not pay for it; a measurement's warm-up run
       // absorbs the allocation.
       dq_accum_ = DeviceBuffer(static_cast<size_t>(q_elems) * sizeof(float));
-      // LCAB_FLASH_POISON_WORKSPACE=1 fills the accumulator with NaN once allocated (fresh device memory is often
-      // zero): the GPU tests set it, so that a backward that reads rows of it it has not zeroed fails them.
-      if (const char* poison = std::getenv("LCAB_FLASH_POISON_WORKSPACE"); poison != nullptr && poison[0] == '1') {
-        LCAB_CUDA_CHECK(cudaMemset(dq_accum_.as<float>(), 0xff, dq_accum_.bytes()));
+      if (arch_ == FlashArch::kSm90) {
+        // Zeroed once: every Hopper backward leaves it zero again (its grid's tail writes zeros back over the rows it
+        // converts), so no call zeroes it in front of its grid (BackwardParams::dq_accum_zeroed).
+        LCAB_CUDA_CHECK(cudaMemsetAsync(dq_accum_.as<float>(), 0, dq_accum_.bytes(), args.stream));
+      } else if (const char* poison = std::getenv("LCAB_FLASH_POISON_WORKSPACE"); poison != nullptr && poison[0] == '1') {
+        // LCAB_FLASH_POISON_WORKSPACE=1 fills the accumulator with NaN once allocated (fresh device memory is often
+        // zero): the GPU tests set it, so that a backward that reads rows of it it has not zeroed fails them.
+        LCAB_CUDA_CHECK(cudaMemsetAsync(dq_accum_.as<float>(), 0xff, dq_accum_.bytes(), args.stream));
       }
       delta_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.heads * problem_.seqlen_q) * sizeof(float));
       if (arch_ == FlashArch::kSm90) {
@@ -217,6 +221,7 @@ class FlashPlan final : public AttentionPlan {
     params.dq_accum = dq_accum_.as<float>();
     params.delta = delta_.as<float>();
     params.counters = backward_counters_.as<int>();
+    params.dq_accum_zeroed = arch_ == FlashArch::kSm90;
     if (arch_ == FlashArch::kSm90) {
       flash::launch_backward_sm90(params, problem_.dtype, static_cast<int>(problem_.head_dim), args.stream);
     } else {

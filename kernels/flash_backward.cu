@@ -411,7 +411,9 @@ template <typename T, int kHeadDim>
 void launch_preprocess_typed(const BackwardParams& params, cudaStream_t stream) {
   const Shape& s = params.shape;
   const int64_t q_elems = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * kHeadDim;
-  LCAB_CUDA_CHECK(cudaMemsetAsync(params.dq_accum, 0, static_cast<size_t>(q_elems) * sizeof(float), stream));
+  if (!params.dq_accum_zeroed) {
+    LCAB_CUDA_CHECK(cudaMemsetAsync(params.dq_accum, 0, static_cast<size_t>(q_elems) * sizeof(float), stream));
+  }
   constexpr int kDeltaThreads = 256;
   const int64_t delta_threads = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * (kHeadDim / 8);
   delta_kernel<T, kHeadDim>

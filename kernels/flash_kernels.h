@@ -66,6 +66,9 @@ struct BackwardParams {
   void* dk = nullptr;
   void* dv = nullptr;
   float* dq_accum = nullptr;  ///< workspace [batch, seqlen_q, heads, head_dim] fp32
+  /// The accumulator is zero already, so the preprocess leaves it: the Hopper path's, zeroed once when allocated,
+  /// to which its grid's tail writes zeros back over every row it converts, for the next call.
+  bool dq_accum_zeroed = false;
   float* delta = nullptr;     ///< workspace [batch, heads, seqlen_q] fp32: rowsum(dout * out)
   /// Hopper path: workspace of batch x kv_heads ints, per (batch, kv head) the dK/dV CTAs that have finished (the
   /// preprocess zeroes them).
@@ -78,8 +81,9 @@ void configure_backward(DType dtype, int head_dim);
 /// Enqueue on `stream`; head_dim must satisfy flash_supports_head_dim(head_dim, FlashArch::kMmaSync).
 void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
-/// The backward's steps around the dK/dV kernel, shared by both code paths: zero dq_accum and compute delta =
-/// rowsum(dout * out) (before; it also zeroes BackwardParams::counters where given), convert dq_accum to dq in the
+/// The backward's steps around the dK/dV kernel, shared by both code paths: zero dq_accum (unless
+/// BackwardParams::dq_accum_zeroed) and compute delta = rowsum(dout * out) (before; it also zeroes
+/// BackwardParams::counters where given), convert dq_accum to dq in the
 /// element type (after: the mma.sync path's; the Hopper path converts in its dK/dV grid's tail, and launches this
 /// only for a call without keys); every head dim of either path.
 void launch_backward_preprocess(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);

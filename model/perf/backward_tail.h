@@ -6,7 +6,8 @@
 // heads of 128 on an H100: 8% of a window mask's backward). Instead, CTAs past the dK/dV ones in the grid convert
 // it, a chunk of rows of one (batch, kv head)'s q heads each, once every dK/dV CTA of that kv head has finished: they
 // start as the last wave's SMs run out of dK/dV work, so the conversion fills the grid's tail instead of following
-// it.
+// it. They also write zeros back over what they read (4 more bytes per q element), so that the accumulator, zeroed
+// once when allocated, needs no zeroing pass in front of the next call's grid.
 #pragma once
 
 #include <algorithm>

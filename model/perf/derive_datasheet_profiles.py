@@ -84,11 +84,13 @@ BWD_Q_PASS_BYTES = {
     "lcab_flash_sm80": (14, "kernels/flash_backward.cu: delta_kernel reads dO and O (2 + 2 B), the fp32 dQ "
                             "accumulator is zeroed (4 B) and convert_dq_kernel reads it (4 B) and writes dQ (2 B) per q "
                             "element, three launches around the dK/dV kernel"),
-    "lcab_flash": (8, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B) and the fp32 dQ accumulator is "
-                      "zeroed (4 B) per q element before the dK/dV grid (its conversion runs in that grid's tail: "
-                      "tail_pass_bytes_per_element); the measured kernels of data/measurements/h200x2/"
-                      "cp-p2-current-2026-11-22.jsonl (delta + convert 0.19 ms at 16K x 32 heads x hd128) matched "
-                      "the 14 B per element of the three passes at 4.8 TB/s"),
+    "lcab_flash": (4, "kernels/flash backward: delta_kernel reads dO and O (2 + 2 B) per q element before the dK/dV "
+                      "grid; the fp32 dQ accumulator is zeroed once when allocated, and that grid's tail converts it "
+                      "and writes zeros back for the next call (tail_pass_bytes_per_element), since the tail's "
+                      "zeroing of 2026-11-25 (until then 8 B here: the accumulator zeroed, 4 B, before each grid); "
+                      "the measured kernels of data/measurements/h200x2/cp-p2-current-2026-11-22.jsonl (delta + "
+                      "convert 0.19 ms at 16K x 32 heads x hd128) matched the 14 B per element of the three passes "
+                      "at 4.8 TB/s"),
     "torch_sdpa_flash": (14, "FlashAttention-2 backward (flash_bwd_launch_template.h): dot(dO, O) preprocessing "
                              "(2 + 2 B), fp32 dQ accumulator zeroed (4 B) and converted (4 + 2 B) per q element"),
 }
@@ -276,8 +278,9 @@ def optional_terms(impl, pass_name, head_dim, full_tile_us):
 
 # Passes over q that CTAs of the kernel's own grid run after its tile items (KernelParams::tail_pass_bytes_per_element).
 BWD_TAIL_PASS_BYTES = {
-    "lcab_flash": (6, "kernels/hopper/flash_backward_sm90.cu: the dK/dV grid's tail CTAs read the fp32 dQ "
-                      "accumulator (4 B) and write dQ (2 B) per q element (model/perf/backward_tail.h), since f8ea1d8"),
+    "lcab_flash": (10, "kernels/hopper/flash_backward_sm90.cu: the dK/dV grid's tail CTAs read the fp32 dQ "
+                       "accumulator (4 B), write dQ (2 B) and write zeros back over the accumulator (4 B) per q element "
+                       "(model/perf/backward_tail.h); 6 B from f8ea1d8 until the tail's zeroing of 2026-11-25"),
 }
 
 
