@@ -215,8 +215,9 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
     for (const std::string& masking : maskings) {
       SCOPED_TRACE(masking.empty() ? "" : "LCAB_FLASH_BACKWARD_MASKING=" + masking);
       if (!masking.empty()) setenv("LCAB_FLASH_BACKWARD_MASKING", masking.c_str(), 1);
-      // The dQ accumulator starts as NaN (fresh device memory is often zero): a backward that reads rows of it
-      // without zeroing them first fails.
+      // The mma.sync path's dQ accumulator starts as NaN (fresh device memory is often zero): a backward that reads
+      // rows of it without zeroing them first fails. The Hopper path zeroes its accumulator once when allocated and
+      // relies on each call's tail to leave it zero: the second backward on the same plan (dq_again) checks that.
       setenv("LCAB_FLASH_POISON_WORKSPACE", "1", 1);
       const Results r = run_impl(impl, p, q, k, v, dout);
       unsetenv("LCAB_FLASH_POISON_WORKSPACE");
