@@ -8,5 +8,7 @@ export NCCL_NVLS_ENABLE=0
 case "${1:-}" in
   1) export PASS=bwd HEAD_DIMS="128 64" SASS_MATCH=dkdv MASKS_EXTRA=sliding_window_causal,causal_document SEQ_EXTRA=4k ROUNDS=2 TESTS_TIMEOUT=300
      timeout 590 bash scripts/ab_device_call.sh --tests rz base rz ;;
-  *) echo "usage: $0 1" >&2; exit 2 ;;
+  2) export PASS=bwd HEAD_DIMS=256 SASS_MATCH=dkdv MASKS_EXTRA=sliding_window_causal,causal_document SEQ_EXTRA=4k ROUNDS=2
+     timeout 590 bash scripts/ab_device_call.sh base rz ;;
+  *) echo "usage: $0 1..2" >&2; exit 2 ;;
 esac
