@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """lcab-predict kernel shows the part of a call's time spent in memory-bound passes outside the tile loop.
 
-The built-in H100 profile's lcab_flash backward streams q_pass_bytes_per_element per q element through HBM (bf16:
-8, as calibrated on kernels that zeroed the fp32 dQ accumulator in front of the grid; the datasheet layer's 4 is delta
-reading dO and O alone, the zeroing having moved into the grid's tail with the conversion,
+The built-in H100 profile's lcab_flash backward streams q_pass_bytes_per_element per q element through HBM (4: delta
+reads dO and O; the fp32 dQ accumulator's conversion and its zeroing for the next call run in the grid's tail,
 tail_pass_bytes_per_element, inside the busiest slot); its forward has none. The table's "passes ms" column and the records' extra "q_pass_ms"
 must both say so, and the passes are part of the time.
 """
