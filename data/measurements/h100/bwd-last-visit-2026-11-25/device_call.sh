@@ -16,6 +16,9 @@
 #     lv3noconv the converting warp takes its tiles and converts none (dq wrong, timing only).
 #   lv3noload: lv3 without the converting warp's TMA load of the tile (it converts stale shared memory); lv3nostore:
 #     lv3 without its stores of dq and of the zeros (timing only, both).
+#   Call 6 (the builds made again from 16ab16a + v3 in a worktree): lv3, lv3noconv, and lv3fenceonly (the converting
+#     warp takes each tile and runs only the conversion's proxy fences) and lv3readonly (only its shared-memory reads
+#     and packing, into a value it never stores), timing only.
 export NCCL_NVLS_ENABLE=0
 case "${1:-}" in
   1) export PASS=bwd HEAD_DIMS=128 SASS_MATCH=dkdv MASKS_EXTRA=sliding_window_causal,causal_document SEQ_EXTRA=4k ROUNDS=2 TESTS_TIMEOUT=300
@@ -28,5 +31,7 @@ case "${1:-}" in
      timeout 590 bash scripts/ab_device_call.sh base dregs dsmem dfence dwarps lv3relaxed lv3noconv ;;
   5) export PASS=bwd HEAD_DIMS=128 SASS_MATCH=dkdv MASKS_LONG=causal_document,sliding_window_causal MASKS_SHORT=full ROUNDS=2
      timeout 590 bash scripts/ab_device_call.sh base lv3 lv3noload lv3nostore ;;
-  *) echo "usage: $0 1..5" >&2; exit 2 ;;
+  6) export PASS=bwd HEAD_DIMS=128 SASS_MATCH=dkdv MASKS_LONG=causal_document,sliding_window_causal MASKS_SHORT=full ROUNDS=2
+     timeout 590 bash scripts/ab_device_call.sh base lv3 lv3noconv lv3fenceonly lv3readonly ;;
+  *) echo "usage: $0 1..6" >&2; exit 2 ;;
 esac
