@@ -185,7 +185,9 @@ constexpr double kBackwardRunMaskSlicesPerPartialTile = 2.25;
 bool backward_warpgroups_decoupled(const FlashPassWork& backward_work);
 constexpr double kBackwardDecoupledPartialShare = 0.10;
 /// The Hopper backward kernels with a decoupled variant: head dim 64 (dQ over each warpgroup's own keys), walking
-/// slices (the run-mask kernel keeps its one instantiation).
+/// slices (the run-mask kernel keeps its one instantiation). Head dim 128 decoupled (dQ over each warpgroup's own
+/// keys in all 128 columns, two panel products per step) measured 6-17% slower per cycle on the rule's lists on an
+/// H200 (data/measurements/h200/bwd-decoupled-hd128-2026-12-01/).
 constexpr bool backward_decoupled_built(int64_t head_dim) { return head_dim == 64; }
 /// The mean number of the q-tile row's slices over the partial tiles of a kSlices backward list (0 without any).
 double slices_per_partial_tile(const FlashPassWork& backward_work);
