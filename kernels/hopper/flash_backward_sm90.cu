@@ -1,7 +1,8 @@
 // lcab_flash backward, Hopper path (sm_90a): the dK/dV kernel of the backward with TMA and wgmma, whose grid also
 // converts the fp32 dQ accumulator and writes zeros back over it for the next call (the accumulator is zeroed once,
 // when allocated: BackwardParams::dq_accum_zeroed). The preprocess (delta = rowsum(dO * O)) is the mma.sync path's
-// launch.
+// launch. (A one-warp kernel computing delta beside this grid did not fit beside its 168-register CTAs, and at 160 it
+// cost 1.4-2.6% while its warps fell behind the grid: data/measurements/h200/bwd-delta-beside-2026-12-01/.)
 //
 // One CTA per (k tile of 128 keys, kv head, batch element), in the work list's launch order (each kv head's k tiles
 // costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order; where documents
