@@ -51,8 +51,8 @@ for want in "kernel --impl lcab_flash" "--seqlen 1k,2k,4k,8k,16k,32k" "--kv-head
 done
 [ "$(echo "$args" | tr ',' '\n' | grep -c .)" -ge 16 ] || fail "fewer than 16 masks: $args"
 # SEQLENS given: those lengths alone.
-FAKE_ARGS="$work/args64" bash -c "source '$helper' > /dev/null; flash_sweep '$work/fake-measure' bwd 128 \"\$O/sweep64.jsonl\" 30 64k" \
-  > /dev/null
+FAKE_ARGS="$work/args64" bash -c \
+  "source '$helper' > /dev/null; flash_sweep '$work/fake-measure' bwd 128 \"\$O/sweep64.jsonl\" 30 64k" > /dev/null
 grep -q -- "--seqlen 64k --heads" "$work/args64" || fail "SEQLENS not passed on: $(cat "$work/args64")"
 [ -f "$OUT/results.tgz" ] || fail "no archive on exit"
 tar tzf "$OUT/results.tgz" | grep -q "r/sweep.jsonl" || fail "the archive lacks the results"
