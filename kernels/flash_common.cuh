@@ -156,7 +156,9 @@ __device__ __forceinline__ void slice_key_rows(const DeviceSlice& s, int k, int&
 
 /// Bit j of the result is set when row base + 8 (j / 2) + (j % 2) (j < kBits: the accumulator layout of
 /// mask_bits.h) sees global key k through any of the slices whose row range meets [tile_q0, tile_q1) (the
-/// transpose of visible_keys, for the backward's key-major tiles).
+/// transpose of visible_keys, for the backward's key-major tiles). The slices are read field by field: each one in
+/// three 8-byte non-coherent loads, and the row's first offset loaded before the Hopper consumer's stage wait, measured
+/// no faster on the masks that walk them (data/measurements/h200/bwd-slice-loads-2026-12-01/).
 template <int kBits>
 __device__ __forceinline__ uint32_t visible_rows(const DeviceSlice* slices, int count, int k, int tile_q0,
                                                  int tile_q1, int base) {
