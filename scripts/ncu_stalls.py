@@ -30,8 +30,11 @@ class Launch:
 
     def __init__(self, path):
         opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt", newline="") as f:
-            rows = list(csv.reader(f))
+        try:
+            with opener(path, "rt", newline="") as f:
+                rows = list(csv.reader(f))
+        except (OSError, UnicodeDecodeError, csv.Error) as error:
+            raise SystemExit(f"ncu_stalls.py: {path}: {error}")
         if len(rows) < 2 or SAMPLES not in rows[1] or "Source" not in rows[1]:
             raise SystemExit(f"{path}: not an ncu --page source --csv export with warp stall samples "
                              f"(needs the columns 'Source' and '{SAMPLES}')")
@@ -115,7 +118,7 @@ def shares_table(title, name, launches, shares, top):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("source", help="ncu --page source --csv export (.csv or .csv.gz)")
-    parser.add_argument("--baseline", help="an export of the same kernel's another launch to compare with")
+    parser.add_argument("--baseline", help="an export of another launch of the same kernel, to compare with")
     parser.add_argument("--top", type=int, default=15, help="rows per table (default 15)")
     args = parser.parse_args()
     launches = [("source", Launch(args.source))]

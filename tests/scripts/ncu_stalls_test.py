@@ -114,4 +114,7 @@ check(out.returncode != 0 and "not the same kernel" in out.stderr, out.stderr)
 bad = b'"Kernel Name","k"\n"Address","Source"\n"0x0","EXIT"\n'
 out = run(("details.csv", bad))
 check(out.returncode != 0 and "details.csv" in out.stderr and "Warp Stall Sampling" in out.stderr, out.stderr)
+# A file that cannot be read is an error with its name, not a traceback.
+out = subprocess.run([sys.executable, SCRIPT, "/nonexistent/source.csv"], capture_output=True, text=True)
+check(out.returncode != 0 and "/nonexistent/source.csv" in out.stderr and "Traceback" not in out.stderr, out.stderr)
 print("ok")
