@@ -45,7 +45,8 @@ flash_sweep() {
   masks=$masks,sliding_window_causal,global_sliding_window,share_question,causal_blockwise,prefix_lm_causal
   masks=$masks,prefix_lm_document,block_causal_document,block_sparse,variable_block_sparse
   timeout "$5" "$1" kernel --impl lcab_flash --mask "$masks" --seqlen "${6:-1k,2k,4k,8k,16k,32k}" --heads 64 \
-    --kv-heads 8,64 --head-dim "$3" --dtype bf16 --pass "$2" --warmup 2 --reps 5 --out "$4" > /dev/null 2>> "$O/sweep-$2.err"
+    --kv-heads 8,64 --head-dim "$3" --dtype bf16 --pass "$2" --warmup 2 --reps 5 --out "$4" \
+    > /dev/null 2>> "$O/sweep-$2.err"
   local rc=$?
   echo "$2 sweep hd $3 rc=$rc points=$(wc -l < "$4") t=$(t)"
   return $rc

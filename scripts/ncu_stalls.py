@@ -4,7 +4,8 @@
     scripts/ncu_stalls.py SOURCE.csv[.gz] [--baseline BASE.csv[.gz]] [--top N]
 
 SOURCE is what `ncu --import REPORT.ncu-rep --page source --csv --print-source sass` writes for a launch profiled
-with `--section SourceCounters --section WarpStateStats` (plain or gzip-compressed; the first line names the kernel,
+with `--section SourceCounters --section WarpStateStats` (plain or gzip-compressed, read as the record files are by
+scripts/record_files.py: NAME.csv reads NAME.csv.gz where only that is stored; the first line names the kernel,
 the second is the header, then one row per SASS instruction). Samples are taken per warp at a fixed cycle interval
 that ncu picks per launch, so two launches compare as shares of their own samples, never as sample counts.
 
@@ -19,8 +20,9 @@ Printed (markdown tables, shares in % of the launch's samples):
 import argparse
 import collections
 import csv
-import gzip
 import sys
+
+from record_files import open_text
 
 SAMPLES = "Warp Stall Sampling (All Samples)"
 
@@ -29,9 +31,8 @@ class Launch:
     """One launch's rows: per instruction its SASS, samples and per-reason samples."""
 
     def __init__(self, path):
-        opener = gzip.open if path.endswith(".gz") else open
         try:
-            with opener(path, "rt", newline="") as f:
+            with open_text(path) as f:
                 rows = list(csv.reader(f))
         except (OSError, UnicodeDecodeError, csv.Error) as error:
             raise SystemExit(f"ncu_stalls.py: {path}: {error}")
