@@ -53,6 +53,14 @@ void finish_workload_options(const WorkloadText& text, WorkloadOptions& opts) {
   opts.passes = checked_list(text.passes, "pass", {"fwd", "bwd"});
   opts.impls = checked_list(text.impls, "impl", {});
   LCAB_CHECK(opts.batch > 0, "--batch must be positive, got " << opts.batch);
+  for (int64_t heads : opts.heads)
+    for (int64_t kv_heads : opts.kv_heads) check_gqa_heads(heads, kv_heads, "--heads", "--kv-heads");
+}
+
+void check_gqa_heads(int64_t heads, int64_t kv_heads, std::string_view heads_name, std::string_view kv_heads_name) {
+  LCAB_CHECK(heads > 0 && kv_heads > 0 && heads % kv_heads == 0,
+             heads_name << " " << heads << " must be a multiple of " << kv_heads_name << " " << kv_heads
+                        << " (each kv head serves a group of q heads)");
 }
 
 void add_cluster_options(po::options_description& desc, ClusterText& text, ClusterOptions& opts) {

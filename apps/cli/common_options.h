@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -44,8 +45,12 @@ struct WorkloadText {
 
 /// Adds --mask --seqlen --heads --kv-heads --head-dim --dtype --pass --impl --batch.
 void add_workload_options(po::options_description& desc, WorkloadText& text, WorkloadOptions& opts);
-/// Parses the list texts into opts; throws lcab::Error with a clear message on bad values.
+/// Parses the list texts into opts; throws lcab::Error with a clear message on bad values, and where a --heads value
+/// is not a multiple of a --kv-heads value (GQA groups; every command runs each pair of the two lists).
 void finish_workload_options(const WorkloadText& text, WorkloadOptions& opts);
+/// Throws lcab::Error naming both options unless heads is a multiple of kv_heads (each kv head serves a group of q
+/// heads); heads_name and kv_heads_name are how the caller's input spells them ("--heads", or a grid's "'heads'").
+void check_gqa_heads(int64_t heads, int64_t kv_heads, std::string_view heads_name, std::string_view kv_heads_name);
 /// The cluster a prediction is for: GPU counts (a list), GPUs per node and the hardware profile (a built-in
 /// name or a profile JSON path).
 struct ClusterOptions {

@@ -37,8 +37,6 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
             for (const std::string& dtype : opts.dtypes) {
               for (const std::string& impl : opts.impls) {
                 for (const std::string& pass : opts.passes) {
-                  LCAB_CHECK(heads % kv_heads == 0,
-                             "--heads " << heads << " must be a multiple of --kv-heads " << kv_heads);
                   const perf::KernelCostModel model(profile, profile.kernel(impl, pass, head_dim, dtype));
                   perf::AttentionShape shape;
                   shape.batch = opts.batch;

@@ -1,5 +1,6 @@
 // lcab-predict plan: every CP method x degrees x placement x window count for a cluster, predicted and ranked
 // by time; configs that do not fit in memory are listed after those that do, marked as such.
+#include <algorithm>
 #include <iostream>
 
 #include "apps/cli/common_options.h"
@@ -41,6 +42,25 @@ Table plan_table(const perf::Plan& plan, const std::vector<cp::Pass>& passes, in
     table.add_row(std::move(row));
   }
   return table;
+}
+
+/// Where the methods rejected every config, why: each distinct reason once, with the configs it rejected, so that
+/// an empty table never stands alone (--show-skipped lists every config with its reason instead).
+void print_rejections(const perf::Plan& plan) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // in the order first seen
+  for (const perf::SkippedConfig& s : plan.skipped) {
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == s.reason; });
+    if (it == reasons.end()) it = reasons.insert(reasons.end(), {s.reason, {}});
+    it->second.push_back(perf::describe_config(s.config));
+  }
+  std::cout << "\nNo config could be ranked: the methods rejected all " << plan.skipped.size() << ".\n";
+  constexpr size_t kNamed = 3;  // configs named per reason
+  for (const auto& [reason, configs] : reasons) {
+    std::cout << "- " << configs.size() << (configs.size() == 1 ? " config (" : " configs (");
+    for (size_t n = 0; n < std::min(configs.size(), kNamed); ++n) std::cout << (n ? ", " : "") << configs[n];
+    if (configs.size() > kNamed) std::cout << ", ...";
+    std::cout << "): " << reason << "\n";
+  }
 }
 }  // namespace
 
@@ -127,6 +147,8 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
           std::cout << "\nRejected configs:\n";
           for (const perf::SkippedConfig& s : plan.skipped)
             std::cout << "- " << perf::describe_config(s.config) << ": " << s.reason << "\n";
+        } else if (plan.entries.empty() && !plan.skipped.empty() && !stdout_taken) {
+          print_rejections(plan);
         }
       }
     }

@@ -86,6 +86,7 @@ int run_sweep(const std::vector<std::string>& args, int argc, const char* const*
   opts.batch = value_or<int64_t>(grid, "batch", 1);
   const int64_t heads = value_or<int64_t>(grid, "heads", 64);
   const int64_t kv_heads = value_or<int64_t>(grid, "kv_heads", 8);
+  cli::check_gqa_heads(heads, kv_heads, "grid: 'heads'", "'kv_heads'");
   const int64_t head_dim = value_or<int64_t>(grid, "head_dim", 128);
 
   perf::PlanRequest request;

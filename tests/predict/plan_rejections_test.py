@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""lcab-predict plan says why when it can rank nothing, and refuses heads that no GQA grouping allows.
+
+- `--heads 7 --kv-heads 3`: an error naming both (every command's workload options check it), before any planning;
+  a sweep grid with "heads": 7, "kv_heads": 3 likewise.
+- `--head-dim 96` (no profile entry for it): the table is empty, so the plan lists each distinct reason once with
+  the count and the first configs it rejected; `--show-skipped` lists every config instead, with no summary.
+- A plan that ranks configs prints no such summary.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+PREDICT = os.environ["LCAB_PREDICT"]
+BASE = [PREDICT, "plan", "--gpus", "8", "--mask", "causal", "--seqlen", "64k"]
+
+
+def check(condition, message):
+    if not condition:
+        print("FAILED:", message)
+        sys.exit(1)
+
+
+def run(*extra):
+    return subprocess.run(BASE + list(extra), capture_output=True, text=True)
+
+
+bad_heads = run("--heads", "7", "--kv-heads", "3")
+check(bad_heads.returncode != 0 and "--heads 7 must be a multiple of --kv-heads 3" in bad_heads.stderr
+      and "Plan:" not in bad_heads.stdout, f"heads 7 / kv 3: rc {bad_heads.returncode}\n{bad_heads.stderr}")
+
+with tempfile.TemporaryDirectory() as d:
+    grid = os.path.join(d, "grid.json")
+    with open(grid, "w") as f:
+        json.dump({"masks": ["causal"], "seqlens": ["64k"], "gpus": [8], "heads": 7, "kv_heads": 3}, f)
+    sweep = subprocess.run([PREDICT, "sweep", "--grid", grid], capture_output=True, text=True)
+check(sweep.returncode != 0 and "'heads' 7 must be a multiple of 'kv_heads' 3" in sweep.stderr,
+      f"sweep grid with heads 7 / kv 3: rc {sweep.returncode}\n{sweep.stderr}")
+
+no_entry = run("--head-dim", "96")
+check(no_entry.returncode == 0, no_entry.stderr)
+out = no_entry.stdout
+check("0 configs ranked" in out, out)
+summary = out.split("No config could be ranked: the methods rejected all ")
+check(len(summary) == 2, f"no summary under the empty table:\n{out}")
+total = int(summary[1].split(".")[0])
+reasons = [line for line in summary[1].splitlines() if line.startswith("- ")]
+check(len(reasons) == 1 and "head_dim 96" in reasons[0], f"one distinct reason, the missing head dim:\n{out}")
+check(reasons[0].startswith(f"- {total} configs (") and ", ...)" in reasons[0],
+      f"the reason counts every config and names the first three: {reasons[0]}")
+
+listed = run("--head-dim", "96", "--show-skipped")
+check(listed.returncode == 0 and "No config could be ranked" not in listed.stdout, listed.stdout)
+rejected = [line for line in listed.stdout.split("Rejected configs:")[1].splitlines() if line.startswith("- ")]
+check(len(rejected) == total, f"--show-skipped lists all {total} configs: {len(rejected)}")
+
+ranked = run()
+check(ranked.returncode == 0 and "No config could be ranked" not in ranked.stdout
+      and re.search(r"^\|\s+1 \| ", ranked.stdout, re.MULTILINE), ranked.stdout)
+print("plan_rejections: all checks passed")
