@@ -181,8 +181,7 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
 // have all counted themselves finished (each consumer warpgroup counts once its dQ reductions are complete), and
 // zeros written back over those rows of the accumulator, the state the next call starts from (instead of a 4 B per
 // q element memset in front of each grid: per cycle on an H100 at 32K, hd 128, the window +3.0% and causal_document
-// +3.5%, data/measurements/h100/bwd-rezero-after-heads-2026-11-25/). Every thread keeps kUnroll 16-byte loads in
-// flight (48 KiB per SM), so that the tail's SMs draw most of the memory's bandwidth.
+// +3.5%, data/measurements/h100/bwd-rezero-after-heads-2026-11-25/).
 template <typename T, int kHeadDim>
 __device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit) {
   const BackwardParams& p = a.p;
@@ -197,31 +196,45 @@ __device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit
     while (sm90::ld_acquire_gpu(p.counters + head_unit) < finished) __nanosleep(128);
   }
   __syncthreads();
-  // A row's q heads of the group are contiguous (group x kHeadDim floats); rows lie heads x kHeadDim apart.
+  // A row's q heads of the group are contiguous (group x kHeadDim floats); rows lie heads x kHeadDim apart. The loop
+  // works in 16-byte vectors of 4 elements from locals: read through `a` (a reference, so memory), the pointers were
+  // reloaded after every store, which the compiler cannot prove leaves them alone, and each vector's row was an
+  // integer division; here each thread steps through the chunk by fixed row and column increments instead (the window
+  // at 32K +1.7% per cycle on an H200, data/measurements/h200/bwd-conversion-lean-2026-12-01/).
   const int row_vectors = group * kHeadDim / 4;
   const int total = rows * row_vectors;
-  const int64_t row_stride = static_cast<int64_t>(s.heads) * kHeadDim;
-  const int64_t base = (static_cast<int64_t>(head_unit / s.kv_heads) * s.seqlen_q + row0) * row_stride +
+  const int64_t row_stride = static_cast<int64_t>(s.heads) * kHeadDim / 4;
+  const int64_t base = (static_cast<int64_t>(head_unit / s.kv_heads) * s.seqlen_q + row0) * row_stride * 4 +
                        static_cast<int64_t>(head_unit % s.kv_heads) * group * kHeadDim;
-  constexpr int kUnroll = 8;
+  float4* const accum = reinterpret_cast<float4*>(p.dq_accum + base);
+  uint2* const out = reinterpret_cast<uint2*>(static_cast<T*>(p.dq) + base);
   const int threads = static_cast<int>(blockDim.x);
+  const int step_cols = threads % row_vectors;
+  const int64_t step = threads / row_vectors * row_stride + step_cols;
+  const int64_t wrap = row_stride - row_vectors;
+  int col = static_cast<int>(threadIdx.x) % row_vectors;
+  int64_t at = static_cast<int>(threadIdx.x) / row_vectors * row_stride + col;
+  constexpr int kUnroll = 16;  // 16-byte loads in flight per thread: 96 KiB per SM
   for (int first = static_cast<int>(threadIdx.x); first < total; first += kUnroll * threads) {
     float4 v[kUnroll];
+    int c = col;
+    int64_t o = at;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = first + u * threads;
-      const int64_t e = base + (i / row_vectors) * row_stride + (i % row_vectors) * 4;
-      v[u] = i < total ? __ldcg(reinterpret_cast<const float4*>(p.dq_accum + e)) : make_float4(0.f, 0.f, 0.f, 0.f);
+      v[u] = first + u * threads < total ? __ldcg(accum + o) : make_float4(0.f, 0.f, 0.f, 0.f);
+      c += step_cols;
+      o += step;
+      if (c >= row_vectors) c -= row_vectors, o += wrap;
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const int i = first + u * threads;
-      if (i >= total) break;
-      const int64_t e = base + (i / row_vectors) * row_stride + (i % row_vectors) * 4;
-      *reinterpret_cast<uint2*>(static_cast<T*>(p.dq) + e) =
-          make_uint2(MmaType<T>::pack(v[u].x, v[u].y), MmaType<T>::pack(v[u].z, v[u].w));
+      if (first + u * threads >= total) break;
+      __stwb(out + at, make_uint2(MmaType<T>::pack(v[u].x, v[u].y), MmaType<T>::pack(v[u].z, v[u].w)));
       // Zero again for the next call (BackwardParams::dq_accum_zeroed), instead of a memset in front of its grid.
-      __stcs(reinterpret_cast<float4*>(p.dq_accum + e), make_float4(0.f, 0.f, 0.f, 0.f));
+      __stcs(accum + at, make_float4(0.f, 0.f, 0.f, 0.f));
+      col += step_cols;
+      at += step;
+      if (col >= row_vectors) col -= row_vectors, at += wrap;
     }
   }
 }
