@@ -140,7 +140,11 @@ int run_plan(const std::vector<std::string>& args, int argc, const char* const* 
                     << plan.entries.size() - plan.pruned() << " configs ranked";
           if (plan.pruned() > 0)
             std::cout << ", " << plan.pruned() << " not simulated (time lower bound above every ranked time: \"> ms\")";
-          std::cout << ", " << plan.skipped.size() << " rejected, " << format_fixed(plan.elapsed_s, 2) << " s\n\n";
+          std::cout << ", " << plan.skipped.size() << " rejected, " << format_fixed(plan.elapsed_s, 2) << " s\n"
+                    << "Model basis: "
+                    << perf::describe_fit_basis(profile, request.kernel.impl, request.kernel.dtype, opts.head_dims[0],
+                                                opts.passes)
+                    << "\n\n";
         }
         print_table(plan_table(plan, request.passes, gpus, top), out);
         if (show_skipped && !stdout_taken) {

@@ -1,5 +1,6 @@
 #include "model/perf/profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -140,6 +141,50 @@ std::string_view to_string(CollectiveOp op) { return enum_name(op, kOpNames); }
 CollectiveOp parse_collective_op(std::string_view name) { return parse_enum(name, kOpNames, "collective op"); }
 std::string_view to_string(LinkClass link) { return enum_name(link, kLinkNames); }
 LinkClass parse_link_class(std::string_view name) { return parse_enum(name, kLinkNames, "link class"); }
+
+std::string describe_fit_basis(const HardwareProfile& profile, std::string_view impl, std::string_view dtype,
+                               int64_t head_dim, const std::vector<std::string>& passes) {
+  // Each pass under the label of its source, labels in the order first seen.
+  const auto grouped = [](const std::vector<std::pair<std::string, std::string>>& items) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+    for (const auto& [name, label] : items) {
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {label, {}});
+      it->second.push_back(name);
+    }
+    std::vector<std::string> parts;
+    for (const auto& [label, names] : groups) parts.push_back(join(names) + " " + label);
+    return parts;
+  };
+  std::vector<std::pair<std::string, std::string>> kernels;
+  for (const std::string& pass : passes) {
+    const auto it = std::find_if(profile.kernels.begin(), profile.kernels.end(), [&](const KernelParams& k) {
+      return k.impl == impl && k.pass == pass && k.head_dim == head_dim && k.dtype == dtype;
+    });
+    kernels.emplace_back(pass, it == profile.kernels.end() ? "(no entry)"
+                               : it->fit.empty()            ? "from the datasheet"
+                                                            : "fitted to measurements");
+  }
+  std::vector<std::pair<std::string, std::string>> links;
+  for (const LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
+    int64_t fitted = 0, total = 0;
+    for (const CollectiveParams& c : profile.collectives) {
+      if (c.link != link) continue;
+      ++total;
+      fitted += !c.fit.empty();
+    }
+    if (total == 0) continue;
+    links.emplace_back(link == LinkClass::kIntraNode ? "intra-node" : "inter-node",
+                       fitted == total ? "fitted to measurements"
+                       : fitted == 0   ? "from the datasheet"
+                                       : "partly fitted (" + std::to_string(fitted) + " of " + std::to_string(total) +
+                                             " collectives)");
+  }
+  std::ostringstream out;
+  out << impl << " " << dtype << " hd " << head_dim << ": " << join(grouped(kernels))
+      << "; collectives: " << join(grouped(links));
+  return out.str();
+}
 
 const KernelParams& HardwareProfile::kernel(std::string_view impl, std::string_view pass, int64_t head_dim,
                                             std::string_view dtype) const {

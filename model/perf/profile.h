@@ -285,6 +285,17 @@ struct HardwareProfile {
   int sms() const { return static_cast<int>(gpu.sms.value); }
 };
 
+/// What predictions with `impl` at (dtype, head_dim) rest on, in one line: per pass whether its kernel entry was
+/// fitted to measurements (a non-empty `fit`, as lcab-calibrate writes) or comes from the datasheet layer, and per
+/// link class whether its collectives were: "lcab_flash bf16 hd 128: fwd, bwd fitted to measurements; collectives:
+/// intra-node fitted to measurements, inter-node from the datasheet" (passes or links of one source are listed
+/// together). A pass without an entry reads "fwd (no entry)"; a link class with some of its collectives fitted,
+/// "partly fitted (N of M collectives)".
+/// A built-in profile's provenance says "datasheet" for the layer it starts from even where most of what a plan uses
+/// was fitted, so that kind alone does not tell a reader.
+std::string describe_fit_basis(const HardwareProfile& profile, std::string_view impl, std::string_view dtype,
+                               int64_t head_dim, const std::vector<std::string>& passes);
+
 /// Checks every value (positive where it must be, overlap_slowdown >= 1, no NaN, no duplicate entries, an
 /// entry for every collective op x link class); throws lcab::Error naming the first bad field.
 void validate_profile(const HardwareProfile& profile);

@@ -1,5 +1,6 @@
 #include "model/perf/profile.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -50,6 +51,35 @@ TEST(PerfProfile, UnknownNamesListTheValidOnes) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("64, 128, 256"), std::string::npos) << e.what();
   }
+}
+
+TEST(PerfProfile, FitBasisSaysPerPassAndLinkWhatWasFittedToMeasurements) {
+  HardwareProfile p = testing::simple_profile();  // test_impl bf16 hd 128, fwd and bwd; no entry fitted
+  EXPECT_EQ(describe_fit_basis(p, "test_impl", "bf16", 128, {"fwd", "bwd"}),
+            "test_impl bf16 hd 128: fwd, bwd from the datasheet; collectives: intra-node, inter-node from the "
+            "datasheet");
+  p.kernels[1].fit = {{"records", 12}};  // bwd fitted
+  int fitted_intra = 0;
+  for (CollectiveParams& c : p.collectives) {
+    if (c.link == LinkClass::kIntraNode) c.fit = {{"records", 3}}, ++fitted_intra;
+  }
+  ASSERT_GT(fitted_intra, 1);
+  EXPECT_EQ(describe_fit_basis(p, "test_impl", "bf16", 128, {"fwd", "bwd"}),
+            "test_impl bf16 hd 128: fwd from the datasheet, bwd fitted to measurements; collectives: intra-node "
+            "fitted to measurements, inter-node from the datasheet");
+  // One inter-node collective fitted of several; a pass and a dtype with no entry.
+  for (CollectiveParams& c : p.collectives) {
+    if (c.link == LinkClass::kInterNode) {
+      c.fit = {{"records", 1}};
+      break;
+    }
+  }
+  const int inter = static_cast<int>(std::count_if(p.collectives.begin(), p.collectives.end(), [](const auto& c) {
+    return c.link == LinkClass::kInterNode;
+  }));
+  EXPECT_EQ(describe_fit_basis(p, "test_impl", "fp16", 128, {"bwd"}),
+            "test_impl fp16 hd 128: bwd (no entry); collectives: intra-node fitted to measurements, inter-node partly "
+            "fitted (1 of " + std::to_string(inter) + " collectives)");
 }
 
 TEST(PerfProfile, SaveLoadRoundTrip) {

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""lcab-predict plan says why when it can rank nothing, and refuses heads that no GQA grouping allows.
+"""lcab-predict plan says what its prediction rests on, says why when it can rank nothing, and refuses heads that no
+GQA grouping allows.
+
+- Under the header, "Model basis:": the built-in H100 profile's lcab_flash bf16 hd 128 entries are fitted to
+  measurements (both passes), its intra-node collectives too, its inter-node ones are datasheet figures; the
+  datasheet profile's are all datasheet figures.
 
 - `--heads 7 --kv-heads 3`: an error naming both (every command's workload options check it), before any planning;
   a sweep grid with "heads": 7, "kv_heads": 3 likewise.
@@ -15,6 +20,7 @@ import sys
 import tempfile
 
 PREDICT = os.environ["LCAB_PREDICT"]
+DATASHEET = os.path.join(os.path.dirname(__file__), "..", "..", "data", "profiles", "h100_sxm.datasheet.json")
 BASE = [PREDICT, "plan", "--gpus", "8", "--mask", "causal", "--seqlen", "64k"]
 
 
@@ -60,4 +66,9 @@ check(len(rejected) == total, f"--show-skipped lists all {total} configs: {len(r
 ranked = run()
 check(ranked.returncode == 0 and "No config could be ranked" not in ranked.stdout
       and re.search(r"^\|\s+1 \| ", ranked.stdout, re.MULTILINE), ranked.stdout)
-print("plan_rejections: all checks passed")
+check("\nModel basis: lcab_flash bf16 hd 128: fwd, bwd fitted to measurements; collectives: intra-node fitted to "
+      "measurements, inter-node from the datasheet\n" in ranked.stdout, ranked.stdout)
+datasheet = run("--profile", DATASHEET)
+check(datasheet.returncode == 0 and "\nModel basis: lcab_flash bf16 hd 128: fwd, bwd from the datasheet; collectives: "
+      "intra-node, inter-node from the datasheet\n" in datasheet.stdout, datasheet.stdout + datasheet.stderr)
+print("plan_diagnostics: all checks passed")
