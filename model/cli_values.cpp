@@ -1,5 +1,7 @@
 #include "model/cli_values.h"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -79,6 +81,17 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
     out += items[n];
   }
   return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> group_by_label(
+    const std::vector<std::pair<std::string, std::string>>& label_items) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& [label, item] : label_items) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {label, {}});
+    it->second.push_back(item);
+  }
+  return groups;
 }
 
 }  // namespace lcab

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lcab {
@@ -23,5 +24,9 @@ std::vector<int64_t> parse_token_list(std::string_view text);
 std::string format_tokens(int64_t tokens);
 /// Joins with ", ".
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+/// (label, item) pairs gathered per label, labels in the order first seen, items in their order: for messages that
+/// say each distinct reason or source once, with what it applies to.
+std::vector<std::pair<std::string, std::vector<std::string>>> group_by_label(
+    const std::vector<std::pair<std::string, std::string>>& label_items);
 
 }  // namespace lcab

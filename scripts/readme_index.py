@@ -178,25 +178,25 @@ def replace_block(lines, begin_index, end_marker, block):
 def regenerate(text):
     lines = text.split("\n")
     # Anchors first, each on a line of its own with a blank line before the entry (an HTML block, so that the
-    # entry's paragraph stays markdown), bottom up so that the indices hold; then the entry tables, then the contents.
-    seen = {}
+    # entry's paragraph stays markdown), bottom up so that the indices hold; then the entry tables from the same
+    # entries, then the contents (whose headings exclude its own block).
+    seen, found = {}, {}
     for heading in [ENTRIES_BEGIN.match(line).group(1) for line in lines if ENTRIES_BEGIN.match(line)]:
         lines = strip_anchors(lines, heading)
-        for index, anchor, *_ in reversed(entries(lines, heading, seen)):
+        found[heading] = entries(lines, heading, seen)
+        for index, anchor, *_ in reversed(found[heading]):
             lines[index:index] = [f'<a id="{anchor}"></a>', ""]
-    i, seen = 0, {}
+    i = 0
     while i < len(lines):
         m = ENTRIES_BEGIN.match(lines[i])
         if m:
-            block = entries_block(m.group(1), entries(lines, m.group(1), seen))
+            block = entries_block(m.group(1), found[m.group(1)])
             lines = replace_block(lines, i, ENTRIES_END, block)
             i += len(block)
         else:
             i += 1
     if CONTENTS_BEGIN in lines:
-        i = lines.index(CONTENTS_BEGIN)
-        lines = replace_block(lines, i, CONTENTS_END, [CONTENTS_BEGIN, CONTENTS_END])
-        lines = replace_block(lines, i, CONTENTS_END, contents_block(lines))
+        lines = replace_block(lines, lines.index(CONTENTS_BEGIN), CONTENTS_END, contents_block(lines))
     return "\n".join(lines)
 
 

@@ -47,15 +47,11 @@ Table plan_table(const perf::Plan& plan, const std::vector<cp::Pass>& passes, in
 /// Where the methods rejected every config, why: each distinct reason once, with the configs it rejected, so that
 /// an empty table never stands alone (--show-skipped lists every config with its reason instead).
 void print_rejections(const perf::Plan& plan) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> reasons;  // in the order first seen
-  for (const perf::SkippedConfig& s : plan.skipped) {
-    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == s.reason; });
-    if (it == reasons.end()) it = reasons.insert(reasons.end(), {s.reason, {}});
-    it->second.push_back(perf::describe_config(s.config));
-  }
+  std::vector<std::pair<std::string, std::string>> reason_configs;
+  for (const perf::SkippedConfig& s : plan.skipped) reason_configs.emplace_back(s.reason, perf::describe_config(s.config));
   std::cout << "\nNo config could be ranked: the methods rejected all " << plan.skipped.size() << ".\n";
   constexpr size_t kNamed = 3;  // configs named per reason
-  for (const auto& [reason, configs] : reasons) {
+  for (const auto& [reason, configs] : group_by_label(reason_configs)) {
     std::cout << "- " << configs.size() << (configs.size() == 1 ? " config (" : " configs (");
     for (size_t n = 0; n < std::min(configs.size(), kNamed); ++n) std::cout << (n ? ", " : "") << configs[n];
     if (configs.size() > kNamed) std::cout << ", ...";

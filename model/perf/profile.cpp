@@ -144,26 +144,16 @@ LinkClass parse_link_class(std::string_view name) { return parse_enum(name, kLin
 
 std::string describe_fit_basis(const HardwareProfile& profile, std::string_view impl, std::string_view dtype,
                                int64_t head_dim, const std::vector<std::string>& passes) {
-  // Each pass under the label of its source, labels in the order first seen.
-  const auto grouped = [](const std::vector<std::pair<std::string, std::string>>& items) {
-    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
-    for (const auto& [name, label] : items) {
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == label; });
-      if (it == groups.end()) it = groups.insert(groups.end(), {label, {}});
-      it->second.push_back(name);
-    }
+  // "fwd, bwd fitted to measurements": the passes (or links) of each source together, sources in the order first seen.
+  const auto grouped = [](const std::vector<std::pair<std::string, std::string>>& source_items) {
     std::vector<std::string> parts;
-    for (const auto& [label, names] : groups) parts.push_back(join(names) + " " + label);
+    for (const auto& [source, items] : group_by_label(source_items)) parts.push_back(join(items) + " " + source);
     return parts;
   };
   std::vector<std::pair<std::string, std::string>> kernels;
   for (const std::string& pass : passes) {
-    const auto it = std::find_if(profile.kernels.begin(), profile.kernels.end(), [&](const KernelParams& k) {
-      return k.impl == impl && k.pass == pass && k.head_dim == head_dim && k.dtype == dtype;
-    });
-    kernels.emplace_back(pass, it == profile.kernels.end() ? "(no entry)"
-                               : it->fit.empty()            ? "from the datasheet"
-                                                            : "fitted to measurements");
+    const KernelParams* k = profile.find_kernel(impl, pass, head_dim, dtype);
+    kernels.emplace_back(!k ? "(no entry)" : k->fit.empty() ? "from the datasheet" : "fitted to measurements", pass);
   }
   std::vector<std::pair<std::string, std::string>> links;
   for (const LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {
@@ -174,11 +164,11 @@ std::string describe_fit_basis(const HardwareProfile& profile, std::string_view 
       fitted += !c.fit.empty();
     }
     if (total == 0) continue;
-    links.emplace_back(link == LinkClass::kIntraNode ? "intra-node" : "inter-node",
-                       fitted == total ? "fitted to measurements"
+    links.emplace_back(fitted == total ? "fitted to measurements"
                        : fitted == 0   ? "from the datasheet"
                                        : "partly fitted (" + std::to_string(fitted) + " of " + std::to_string(total) +
-                                             " collectives)");
+                                             " collectives)",
+                       link == LinkClass::kIntraNode ? "intra-node" : "inter-node");
   }
   std::ostringstream out;
   out << impl << " " << dtype << " hd " << head_dim << ": " << join(grouped(kernels))
@@ -186,10 +176,16 @@ std::string describe_fit_basis(const HardwareProfile& profile, std::string_view 
   return out.str();
 }
 
+const KernelParams* HardwareProfile::find_kernel(std::string_view impl, std::string_view pass, int64_t head_dim,
+                                                 std::string_view dtype) const {
+  for (const KernelParams& k : kernels)
+    if (k.impl == impl && k.pass == pass && k.head_dim == head_dim && k.dtype == dtype) return &k;
+  return nullptr;
+}
+
 const KernelParams& HardwareProfile::kernel(std::string_view impl, std::string_view pass, int64_t head_dim,
                                             std::string_view dtype) const {
-  for (const KernelParams& k : kernels)
-    if (k.impl == impl && k.pass == pass && k.head_dim == head_dim && k.dtype == dtype) return k;
+  if (const KernelParams* k = find_kernel(impl, pass, head_dim, dtype)) return *k;
   std::set<std::string> impls, dtypes;
   std::set<int> dims;
   for (const KernelParams& k : kernels) {

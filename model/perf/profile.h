@@ -278,6 +278,9 @@ struct HardwareProfile {
   /// Throws lcab::Error listing the (impl, pass, head_dim, dtype) entries present when there is no match.
   const KernelParams& kernel(std::string_view impl, std::string_view pass, int64_t head_dim,
                              std::string_view dtype) const;
+  /// The same entry, or nullptr when there is none.
+  const KernelParams* find_kernel(std::string_view impl, std::string_view pass, int64_t head_dim,
+                                  std::string_view dtype) const;
   /// Distinct implementation names with kernel entries, in file order.
   std::vector<std::string> kernel_impls() const;
   /// Throws lcab::Error when the profile has no entry for (op, link).
