@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "kernels/compressible_buffer.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_buffer.h"
 #include "kernels/flash_kernels.h"
@@ -126,6 +127,16 @@ FlashPassWork with_grid_order(FlashPassWork work, const AttentionProblem& proble
   return work;
 }
 
+// The dQ accumulator's memory: compressible (CompressibleBuffer) unless LCAB_FLASH_DQ_COMPRESSION=0 asks for plain
+// device memory.
+CompressibleBuffer::Request dq_accum_request() {
+  const char* forced = std::getenv("LCAB_FLASH_DQ_COMPRESSION");
+  const std::string choice = forced ? forced : "";
+  LCAB_CHECK(choice.empty() || choice == "0" || choice == "1",
+             "LCAB_FLASH_DQ_COMPRESSION='" << choice << "'; valid: 0, 1 (or unset)");
+  return choice == "0" ? CompressibleBuffer::Request::kPlain : CompressibleBuffer::Request::kCompressible;
+}
+
 // The backward's lists, and on the Hopper path the order of its grid's blocks.
 FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, int sm_count) {
   FlashPassWork work = build_flash_backward_work_lists(problem, arch, sm_count);
@@ -165,7 +176,7 @@ class FlashPlan final : public AttentionPlan {
 
   int64_t workspace_bytes() const override {
     return forward_work_.bytes() + backward_work_.bytes() +
-           static_cast<int64_t>(dq_accum_.bytes() + delta_.bytes() + item_counter_.bytes() +
+           static_cast<int64_t>(dq_accum_.reserved_bytes() + delta_.bytes() + item_counter_.bytes() +
                                 backward_counters_.bytes());
   }
 
@@ -191,7 +202,10 @@ class FlashPlan final : public AttentionPlan {
     if (dq_accum_.bytes() == 0) {
       // Allocated on first use so that forward-only callers do not pay for it; a measurement's warm-up run
       // absorbs the allocation.
-      dq_accum_ = DeviceBuffer(static_cast<size_t>(q_elems) * sizeof(float));
+      // Compressible where the GPU grants it: the accumulator is zero before the grid and written zero again by
+      // it, and zero lines cost the DRAM a fraction of their bytes (CompressibleBuffer). LCAB_FLASH_DQ_COMPRESSION=0
+      // allocates it plain.
+      dq_accum_ = CompressibleBuffer(static_cast<size_t>(q_elems) * sizeof(float), dq_accum_request());
       if (arch_ == FlashArch::kSm90) {
         // Zeroed once: every Hopper backward leaves it zero again (its grid's tail writes zeros back over the rows it
         // converts), so no call zeroes it in front of its grid (BackwardParams::dq_accum_zeroed).
@@ -236,7 +250,7 @@ class FlashPlan final : public AttentionPlan {
   flash::Shape shape_;
   UploadedWork forward_work_;
   UploadedWork backward_work_;
-  DeviceBuffer dq_accum_;
+  CompressibleBuffer dq_accum_;  ///< fp32 dQ accumulator (BackwardParams::dq_accum)
   DeviceBuffer delta_;
   DeviceBuffer item_counter_;  ///< the Hopper forward's work-item counter (plans are not shared across streams)
   DeviceBuffer backward_counters_;  ///< the Hopper backward's per-head counters (BackwardParams::counters)

@@ -65,7 +65,8 @@ struct BackwardParams {
   void* dq = nullptr;
   void* dk = nullptr;
   void* dv = nullptr;
-  float* dq_accum = nullptr;  ///< workspace [batch, seqlen_q, heads, head_dim] fp32
+  float* dq_accum = nullptr;  ///< workspace [batch, seqlen_q, heads, head_dim] fp32 (compressible memory where granted:
+                              ///< kernels/compressible_buffer.h)
   /// The accumulator is zero already, so the preprocess leaves it: the Hopper path's, zeroed once when allocated,
   /// to which its grid's tail writes zeros back over every row it converts, for the next call.
   bool dq_accum_zeroed = false;
