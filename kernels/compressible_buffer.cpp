@@ -105,7 +105,13 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
   LCAB_DRIVER_CHECK(driver.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   const size_t mapped = (bytes + granularity - 1) / granularity * granularity;
   CUmemGenericAllocationHandle handle = 0;
-  LCAB_DRIVER_CHECK(driver.create(&handle, mapped, &prop, 0));
+  if (driver.create(&handle, mapped, &prop, 0) != CUDA_SUCCESS) {
+    // Out of memory or of the driver's compression resources: plain memory, whose cudaMalloc throws OutOfMemory
+    // where the memory itself has run out.
+    plain_ = DeviceBuffer(bytes);
+    data_ = plain_.as<void>();
+    return;
+  }
   CUmemAllocationProp granted{};
   LCAB_DRIVER_CHECK(driver.properties(&granted, handle));
   if (granted.allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_GENERIC) {
@@ -132,6 +138,7 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
     throw;
   }
   data_ = reinterpret_cast<void*>(address);
+  device_ = prop.location.id;
   mapped_bytes_ = mapped;
   handle_ = handle;
   compressed_ = true;
@@ -140,7 +147,13 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
 void CompressibleBuffer::release() noexcept {
   if (mapped_bytes_ > 0) {
     const VmmDriver& driver = vmm_driver();
-    cudaDeviceSynchronize();  // as cudaFree: no kernel may still use the range
+    // As cudaFree: no kernel on the buffer's device may still use the range (the current device may be another one,
+    // where one process drives several GPUs).
+    int current = device_;
+    cudaGetDevice(&current);
+    if (current != device_) cudaSetDevice(device_);
+    cudaDeviceSynchronize();
+    if (current != device_) cudaSetDevice(current);
     const auto address = reinterpret_cast<CUdeviceptr>(data_);
     driver.unmap(address, mapped_bytes_);
     driver.address_free(address, mapped_bytes_);
@@ -150,6 +163,7 @@ void CompressibleBuffer::release() noexcept {
   data_ = nullptr;
   bytes_ = mapped_bytes_ = 0;
   handle_ = 0;
+  device_ = 0;
   compressed_ = false;
 }
 
@@ -164,6 +178,7 @@ CompressibleBuffer& CompressibleBuffer::operator=(CompressibleBuffer&& other) no
     bytes_ = std::exchange(other.bytes_, 0);
     mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
     handle_ = std::exchange(other.handle_, 0);
+    device_ = std::exchange(other.device_, 0);
     compressed_ = std::exchange(other.compressed_, false);
     plain_ = std::move(other.plain_);
   }

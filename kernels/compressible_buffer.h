@@ -4,9 +4,10 @@
 // to write and to read back, and less L2. The use it is made for: the Hopper backward's fp32 dQ accumulator, zero
 // before every call and written zero again by its grid's tail (kernels/hopper/flash_backward_sm90.cu).
 //
-// Where the device or driver grants no compressible memory (the attribute is 0, or the granted allocation comes back
-// without the compression attribute), the buffer is plain device memory and compressed() says so. Allocation failure
-// throws kernels::OutOfMemory; any other failed driver call throws lcab::Error naming it, with file and line.
+// Where the device or driver grants no compressible memory (the attribute is 0, cuMemCreate fails, or the allocation
+// comes back without the compression attribute), the buffer is plain device memory (cudaMalloc) and compressed() says
+// so. Running out of memory throws kernels::OutOfMemory; any other failed driver call throws lcab::Error naming it,
+// with file and line.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +49,7 @@ class CompressibleBuffer {
   size_t bytes_ = 0;
   size_t mapped_bytes_ = 0;          ///< the mapped range (0: plain memory in plain_)
   unsigned long long handle_ = 0;    ///< CUmemGenericAllocationHandle of the mapping
+  int device_ = 0;                   ///< the mapping's device
   bool compressed_ = false;
   DeviceBuffer plain_;
 };

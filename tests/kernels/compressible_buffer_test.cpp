@@ -58,6 +58,25 @@ TEST(CompressibleBuffer, CompressibleHoldsItsData) {
   expect_round_trips(buffer);
 }
 
+// The accumulator of a 32K backward with 64 q heads of 128 is 1 GiB: granted as a small buffer is, and usable.
+TEST(CompressibleBuffer, AccumulatorSizedBufferIsGrantedAsASmallOne) {
+  if (!gpu_available()) GTEST_SKIP() << "no GPU";
+  const bool small_granted = CompressibleBuffer(1 << 20).compressed();
+  size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  const size_t bytes = size_t{1} << 30;
+  if (free_bytes < 2 * bytes) GTEST_SKIP() << "less than 2 GiB free";
+  CompressibleBuffer buffer(bytes);
+  std::cout << "[ INFO     ] 1 GiB: granted " << buffer.compressed() << "\n";
+  EXPECT_EQ(buffer.compressed(), small_granted);
+  check(cudaMemset(buffer.as<void>(), 0, bytes), "zero");
+  std::vector<float> tail(1024, 1.f);
+  check(cudaMemcpy(tail.data(), buffer.as<char>() + bytes - tail.size() * sizeof(float), tail.size() * sizeof(float),
+                   cudaMemcpyDeviceToHost),
+        "download");
+  EXPECT_EQ(tail, std::vector<float>(1024, 0.f));
+}
+
 TEST(CompressibleBuffer, PlainIsNeverCompressed) {
   if (!gpu_available()) GTEST_SKIP() << "no GPU";
   CompressibleBuffer buffer(1 << 20, CompressibleBuffer::Request::kPlain);
