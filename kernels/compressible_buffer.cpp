@@ -95,8 +95,7 @@ bool CompressibleBuffer::device_supports_compression() {
 CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(bytes) {
   if (bytes == 0) return;
   if (request == Request::kPlain || !device_supports_compression()) {
-    plain_ = DeviceBuffer(bytes);
-    data_ = plain_.as<void>();
+    allocate_plain();
     return;
   }
   const VmmDriver& driver = vmm_driver();
@@ -108,8 +107,7 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
   if (driver.create(&handle, mapped, &prop, 0) != CUDA_SUCCESS) {
     // Out of memory or of the driver's compression resources: plain memory, whose cudaMalloc throws OutOfMemory
     // where the memory itself has run out.
-    plain_ = DeviceBuffer(bytes);
-    data_ = plain_.as<void>();
+    allocate_plain();
     return;
   }
   CUmemAllocationProp granted{};
@@ -117,8 +115,7 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
   if (granted.allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_GENERIC) {
     // Granted without compression (the driver's compression resources are limited): plain memory, one code path.
     LCAB_DRIVER_CHECK(driver.release(handle));
-    plain_ = DeviceBuffer(bytes);
-    data_ = plain_.as<void>();
+    allocate_plain();
     return;
   }
   CUdeviceptr address = 0;
@@ -142,6 +139,11 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
   mapped_bytes_ = mapped;
   handle_ = handle;
   compressed_ = true;
+}
+
+void CompressibleBuffer::allocate_plain() {
+  plain_ = DeviceBuffer(bytes_);
+  data_ = plain_.as<void>();
 }
 
 void CompressibleBuffer::release() noexcept {

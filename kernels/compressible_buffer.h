@@ -43,6 +43,7 @@ class CompressibleBuffer {
   static bool device_supports_compression();
 
  private:
+  void allocate_plain();  ///< bytes_ of cudaMalloc memory (kPlain, or compression not supported or not granted)
   void release() noexcept;
 
   void* data_ = nullptr;
