@@ -138,7 +138,6 @@ CompressibleBuffer::CompressibleBuffer(size_t bytes, Request request) : bytes_(b
   device_ = prop.location.id;
   mapped_bytes_ = mapped;
   handle_ = handle;
-  compressed_ = true;
 }
 
 void CompressibleBuffer::allocate_plain() {
@@ -166,7 +165,6 @@ void CompressibleBuffer::release() noexcept {
   bytes_ = mapped_bytes_ = 0;
   handle_ = 0;
   device_ = 0;
-  compressed_ = false;
 }
 
 CompressibleBuffer::~CompressibleBuffer() { release(); }
@@ -181,7 +179,6 @@ CompressibleBuffer& CompressibleBuffer::operator=(CompressibleBuffer&& other) no
     mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
     handle_ = std::exchange(other.handle_, 0);
     device_ = std::exchange(other.device_, 0);
-    compressed_ = std::exchange(other.compressed_, false);
     plain_ = std::move(other.plain_);
   }
   return *this;

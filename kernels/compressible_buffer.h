@@ -37,7 +37,7 @@ class CompressibleBuffer {
   /// Device bytes the buffer holds: the mapping where compressible, else bytes().
   size_t reserved_bytes() const { return mapped_bytes_ > 0 ? mapped_bytes_ : bytes_; }
   /// Whether the driver granted compressible memory.
-  bool compressed() const { return compressed_; }
+  bool compressed() const { return mapped_bytes_ > 0; }
 
   /// Whether the current device supports Compute Data Compression (CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED).
   static bool device_supports_compression();
@@ -48,10 +48,9 @@ class CompressibleBuffer {
 
   void* data_ = nullptr;
   size_t bytes_ = 0;
-  size_t mapped_bytes_ = 0;          ///< the mapped range (0: plain memory in plain_)
+  size_t mapped_bytes_ = 0;          ///< the compressible mapping's range (0: plain memory in plain_)
   unsigned long long handle_ = 0;    ///< CUmemGenericAllocationHandle of the mapping
   int device_ = 0;                   ///< the mapping's device
-  bool compressed_ = false;
   DeviceBuffer plain_;
 };
 

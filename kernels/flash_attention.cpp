@@ -3,9 +3,12 @@
 // forward()/backward() only launch kernels (plus a lazily allocated dQ accumulator).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "kernels/compressible_buffer.h"
 #include "kernels/cuda_check.h"
@@ -15,6 +18,7 @@
 #include "kernels/flash_work.h"
 #include "kernels/hopper/flash_sm90.h"
 #include "kernels/implementations.h"
+#include "model/cli_values.h"
 #include "model/perf/backward_tail.h"
 
 namespace lcab::kernels {
@@ -93,6 +97,15 @@ FlashArch path_here(PathChoice choice) {
   return path_for(choice, current_device());
 }
 
+// The value of an environment variable that forces one of `valid` ("" when unset); any other value throws
+// lcab::Error naming the variable and the valid values.
+std::string forced_choice(const char* variable, std::initializer_list<std::string_view> valid) {
+  const char* forced = std::getenv(variable);
+  const std::string choice = forced ? forced : "";
+  if (choice.empty() || std::find(valid.begin(), valid.end(), choice) != valid.end()) return choice;
+  throw Error(std::string(variable) + "='" + choice + "'; valid: " + join({valid.begin(), valid.end()}) + " (or unset)");
+}
+
 // The backward's work list. On the Hopper path its kernel walks the q-tile row's slices on partial tiles or reads
 // run masks, per mask (kBackwardRunMaskSlicesPerPartialTile, flash_work.h); the environment variable
 // LCAB_FLASH_BACKWARD_MASKING=slices|run_masks forces one (the GPU tests run both on every mask).
@@ -102,10 +115,7 @@ FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, F
   FlashPassWork plain = build_backward_work(problem, shape, sm_count, /*pair_documents=*/true,
                                             BackwardMasking::kSlices, /*idle_halves=*/hopper);
   if (!hopper || !backward_run_masks_built(problem.head_dim)) return plain;
-  const char* forced = std::getenv("LCAB_FLASH_BACKWARD_MASKING");
-  const std::string choice = forced ? forced : "";
-  LCAB_CHECK(choice.empty() || choice == "slices" || choice == "run_masks",
-             "LCAB_FLASH_BACKWARD_MASKING='" << choice << "'; valid: slices, run_masks (or unset)");
+  const std::string choice = forced_choice("LCAB_FLASH_BACKWARD_MASKING", {"slices", "run_masks"});
   const bool run_masks = choice.empty() ? slices_per_partial_tile(plain) >= kBackwardRunMaskSlicesPerPartialTile
                                         : choice == "run_masks";
   if (!run_masks) return plain;
@@ -117,10 +127,7 @@ FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, F
 // long (backward_conversion_after_heads), at the grid's end otherwise. LCAB_FLASH_BACKWARD_CONVERSION=after_heads|end
 // forces one.
 FlashPassWork with_grid_order(FlashPassWork work, const AttentionProblem& problem, int sm_count) {
-  const char* forced = std::getenv("LCAB_FLASH_BACKWARD_CONVERSION");
-  const std::string choice = forced ? forced : "";
-  LCAB_CHECK(choice.empty() || choice == "after_heads" || choice == "end",
-             "LCAB_FLASH_BACKWARD_CONVERSION='" << choice << "'; valid: after_heads, end (or unset)");
+  const std::string choice = forced_choice("LCAB_FLASH_BACKWARD_CONVERSION", {"after_heads", "end"});
   const bool after_heads = choice.empty() ? backward_conversion_after_heads(work) : choice == "after_heads";
   interleave_backward_conversion(work, perf::backward_tail_chunks_per_head(problem.seqlen_q, work.tail_chunk_rows),
                                  after_heads ? sm_count : -1);
@@ -130,11 +137,7 @@ FlashPassWork with_grid_order(FlashPassWork work, const AttentionProblem& proble
 // The dQ accumulator's memory: compressible (CompressibleBuffer) unless LCAB_FLASH_DQ_COMPRESSION=0 asks for plain
 // device memory.
 CompressibleBuffer::Request dq_accum_request() {
-  const char* forced = std::getenv("LCAB_FLASH_DQ_COMPRESSION");
-  const std::string choice = forced ? forced : "";
-  LCAB_CHECK(choice.empty() || choice == "0" || choice == "1",
-             "LCAB_FLASH_DQ_COMPRESSION='" << choice << "'; valid: 0, 1 (or unset)");
-  return choice == "0" ? CompressibleBuffer::Request::kPlain : CompressibleBuffer::Request::kCompressible;
+  return forced_choice("LCAB_FLASH_DQ_COMPRESSION", {"0", "1"}) == "0" ? CompressibleBuffer::Request::kPlain : CompressibleBuffer::Request::kCompressible;
 }
 
 // The backward's lists, and on the Hopper path the order of its grid's blocks.
@@ -203,8 +206,7 @@ class FlashPlan final : public AttentionPlan {
       // Allocated on first use so that forward-only callers do not pay for it; a measurement's warm-up run
       // absorbs the allocation.
       // Compressible where the GPU grants it: the accumulator is zero before the grid and written zero again by
-      // it, and zero lines cost the DRAM a fraction of their bytes (CompressibleBuffer). LCAB_FLASH_DQ_COMPRESSION=0
-      // allocates it plain.
+      // it, and zero lines cost the DRAM a fraction of their bytes (CompressibleBuffer, dq_accum_request).
       dq_accum_ = CompressibleBuffer(static_cast<size_t>(q_elems) * sizeof(float), dq_accum_request());
       if (arch_ == FlashArch::kSm90) {
         // Zeroed once: every Hopper backward leaves it zero again (its grid's tail writes zeros back over the rows it
