@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <set>
@@ -87,6 +88,9 @@ bool run_group_fit(const std::string& group, std::vector<ProfileParameter> param
     fit.outliers = static_cast<int64_t>(model_fit.outlier_rows.size());
     fit.stats = model_fit.stats;
     fit.inlier_stats = model_fit.inlier_stats;
+    fit.standard_errors.clear();
+    for (size_t n = 0; n < problem.parameters.size() && n < model_fit.standard_errors.size(); ++n)
+      fit.standard_errors.emplace_back(problem.parameters[n].name, model_fit.standard_errors[n]);
     return true;
   } catch (const Error& e) {
     result.failures.push_back({group, e.what()});
@@ -287,6 +291,9 @@ void fit_comm_group(const GroupRecords& group, const CalibrationOptions& options
   result.fits.push_back(fit);
 }
 
+/// Standard errors by which a fitted overlap slowdown must exceed 1 to be kept (fit_overlap).
+constexpr double kOverlapSignificance = 2.0;
+
 void fit_overlap(const std::vector<Record>& cp_records, const CalibrationOptions& options,
                  const RecordPredictor& predictor, CalibrationResult& result) {
   const std::string group = "overlap";
@@ -319,10 +326,33 @@ void fit_overlap(const std::vector<Record>& cp_records, const CalibrationOptions
   };
   GroupFit fit;
   if (!run_group_fit(group, {excess, pass_time}, usable, options, predictor, result, fit)) return;
+  // A slowdown under overlap departs from the model's neutral assumption (compute runs beside communication as
+  // fast as alone), so it stays only where the records show it: at least kOverlapSignificance standard errors
+  // above none. Otherwise the slowdown is held at 1 and the pass bandwidth fitted alone; a term the records
+  // cannot tell from noise would otherwise move with every refit (and every plan with it).
+  const double fitted_excess = result.profile.overlap_slowdown.value - 1.0;
+  const double excess_error = fit.standard_errors.empty() ? 0.0 : fit.standard_errors.front().second;
+  if (fitted_excess > 0 && !(fitted_excess >= kOverlapSignificance * excess_error)) {
+    CalibrationResult held;
+    held.profile = result.profile;
+    held.profile.overlap_slowdown.value = 1.0;
+    GroupFit held_fit;
+    if (run_group_fit(group, {pass_time}, usable, options, predictor, held, held_fit)) {
+      std::ostringstream note;
+      note << "overlap_slowdown held at 1: the records put it at " << format_fixed(1.0 + fitted_excess, 3)
+           << " +- " << format_fixed(excess_error, 3) << " (standard error), less than " << kOverlapSignificance
+           << " standard errors above 1";
+      held_fit.note = note.str();
+      held_fit.standard_errors.insert(held_fit.standard_errors.begin(), fit.standard_errors.front());
+      result.profile = held.profile;
+      fit = held_fit;
+    }
+  }
   fit.parameter_names = {"overlap_slowdown", "executor_pass_bytes_per_s"};
   fit.parameter_values = {result.profile.overlap_slowdown.value, result.profile.executor_pass_bytes_per_s.value};
   result.profile.overlap_slowdown.source = fitted_source(fit, usable);
-  result.profile.executor_pass_bytes_per_s.source = result.profile.overlap_slowdown.source;
+  if (!fit.note.empty()) result.profile.overlap_slowdown.source += "; " + fit.note;
+  result.profile.executor_pass_bytes_per_s.source = fitted_source(fit, usable);
   result.fits.push_back(fit);
 }
 
@@ -357,11 +387,17 @@ std::string fit_group(const Record& record, const perf::HardwareProfile& profile
 nlohmann::json to_json(const GroupFit& fit) {
   nlohmann::json parameters = nlohmann::json::object();
   for (size_t n = 0; n < fit.parameter_names.size(); ++n) parameters[fit.parameter_names[n]] = fit.parameter_values[n];
-  return {{"records", fit.records},
-          {"outliers", fit.outliers},
-          {"parameters", parameters},
-          {"residuals", to_json(fit.stats)},
-          {"inlier_residuals", to_json(fit.inlier_stats)}};
+  nlohmann::json errors = nlohmann::json::object();
+  for (const auto& [name, error] : fit.standard_errors)
+    if (std::isfinite(error)) errors[name] = error;
+  nlohmann::json out = {{"records", fit.records},
+                        {"outliers", fit.outliers},
+                        {"parameters", parameters},
+                        {"standard_errors", errors},
+                        {"residuals", to_json(fit.stats)},
+                        {"inlier_residuals", to_json(fit.inlier_stats)}};
+  if (!fit.note.empty()) out["note"] = fit.note;
+  return out;
 }
 
 CalibrationResult calibrate(const std::vector<Record>& records, const perf::HardwareProfile& base,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,10 @@ struct GroupFit {
   int64_t outliers = 0;
   ResidualStats stats;         ///< every record of the group
   ResidualStats inlier_stats;  ///< without the outliers
+  /// Per fitted parameter, by the name it was fitted under (which may differ from parameter_names, e.g.
+  /// overlap_slowdown_minus_1), its standard error (ModelFitResult::standard_errors).
+  std::vector<std::pair<std::string, double>> standard_errors;
+  std::string note;  ///< a decision the fit made beyond fitting, e.g. a term held at its neutral value; may be empty
 };
 
 /// A group the records touched but could not determine, and why (the message names what is missing).
@@ -64,7 +69,8 @@ std::string fit_group(const Record& record, const perf::HardwareProfile& profile
 CalibrationResult calibrate(const std::vector<Record>& records, const perf::HardwareProfile& base,
                             const CalibrationOptions& options, const RecordPredictor& predictor);
 
-/// {"records", "outliers", "parameters": {name: value}, "residuals": ResidualStats, "inlier_residuals": ...}
+/// {"records", "outliers", "parameters": {name: value}, "standard_errors": {fitted name: value} (finite ones),
+///  "residuals": ResidualStats, "inlier_residuals": ..., "note" where there is one}
 nlohmann::json to_json(const GroupFit& fit);
 
 }  // namespace lcab::calibrate

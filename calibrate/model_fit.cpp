@@ -122,6 +122,8 @@ ModelFitResult fit_model_parameters(const ModelFitProblem& problem, perf::Hardwa
       best.values = next;
       best.predicted_ms = std::move(predicted);
       best.outlier_rows = fit.outlier_rows;
+      best.standard_errors.assign(fit.standard_errors.data(),
+                                  fit.standard_errors.data() + fit.standard_errors.size());
     }
     best.linearizations = iteration + 1;
     double change = 0;

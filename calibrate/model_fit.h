@@ -66,6 +66,8 @@ struct ModelFitResult {
   std::vector<int> outlier_rows;  ///< records the robust fit ignored
   ResidualStats stats;            ///< the model at the fitted values, every record
   ResidualStats inlier_stats;     ///< the same without the outliers
+  /// Per parameter, the standard error of the linearized fit that gave `values` (LinearFitResult).
+  std::vector<double> standard_errors;
   int linearizations = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "calibrate/nnls.h"
@@ -88,6 +89,34 @@ int reweight(const LinearFitProblem& problem, const RobustFitOptions& options, W
     if (change < options.tolerance) break;
   }
   return solves;
+}
+
+/// LinearFitResult::standard_errors at `parameters` under `weights`.
+Eigen::VectorXd standard_errors(const LinearFitProblem& problem, const Eigen::VectorXd& parameters,
+                                const Eigen::VectorXd& weights) {
+  const Eigen::Index cols = problem.features.cols();
+  const Eigen::VectorXd row_scale = weights.cwiseSqrt().cwiseQuotient(problem.measured);
+  const Eigen::MatrixXd design = row_scale.asDiagonal() * problem.features;
+  const Eigen::VectorXd residuals = relative_residuals(problem, parameters);
+  const Eigen::Index weighted_rows = (weights.array() > 0).count();
+  Eigen::VectorXd errors = Eigen::VectorXd::Constant(cols, std::numeric_limits<double>::infinity());
+  if (weighted_rows <= cols) return errors;
+  const double variance = weights.dot(residuals.cwiseProduct(residuals)) / static_cast<double>(weighted_rows - cols);
+  // Columns scaled to unit norm before inverting, as the rank check does, so that parameters of very different
+  // magnitudes (microseconds per tile, microseconds per byte) do not make the normal matrix look singular.
+  Eigen::VectorXd norms(cols);
+  Eigen::MatrixXd normalized = design;
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    norms[j] = design.col(j).norm();
+    if (norms[j] == 0) return errors;
+    normalized.col(j) /= norms[j];
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(normalized);
+  qr.setThreshold(kRankThreshold);
+  if (qr.rank() < cols) return errors;
+  const Eigen::MatrixXd inverse = (normalized.transpose() * normalized).inverse();
+  for (Eigen::Index j = 0; j < cols; ++j) errors[j] = std::sqrt(variance * std::max(0.0, inverse(j, j))) / norms[j];
+  return errors;
 }
 
 }  // namespace
@@ -179,6 +208,7 @@ LinearFitResult fit_nonnegative_robust(const LinearFitProblem& problem, const Ro
              problem.group << ": the fit produced a negative or non-finite parameter");
   result.parameters = parameters;
   result.weights = weights;
+  result.standard_errors = standard_errors(problem, parameters, weights);
   result.predicted = problem.predict(parameters);
   std::vector<double> predicted_all, measured_all, predicted_in, measured_in;
   for (Eigen::Index n = 0; n < rows; ++n) {

@@ -58,6 +58,11 @@ struct LinearFitResult {
   ResidualStats stats;         ///< over every row, outliers included
   ResidualStats inlier_stats;  ///< over rows that are not outliers
   int iterations = 0;          ///< weighted solves in total
+  /// Per parameter, how well the rows determine it: the standard error of the final weighted least-squares fit
+  /// on relative residuals, s * sqrt(diag((A^T A)^-1)) with A the weighted relative design and s^2 the weighted
+  /// residual variance over (rows with weight - parameters), as if the bound at 0 were not there. Infinite when
+  /// the rows left with weight cannot determine it.
+  Eigen::VectorXd standard_errors;
 };
 
 /// Throws lcab::Error when the design cannot determine every parameter: non-finite or negative values, a

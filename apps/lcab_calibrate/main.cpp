@@ -2,7 +2,10 @@
 // with --holdout, also cross-validate (fit without each held-out part, predict it) and print the accuracy.
 //
 //   lcab-calibrate --in FILES... --out PROFILE.json [--base PROFILE] [--holdout seqlen|mask|kfold[:K]]
+#include <cmath>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,8 +27,14 @@ namespace {
 using namespace lcab;
 using namespace lcab::calibrate;
 
+std::string significant_digits(double value, int digits) {
+  std::ostringstream out;
+  out << std::setprecision(digits) << value;
+  return out.str();
+}
+
 void print_fits(const CalibrationResult& result) {
-  Table table({"group", "records", "outliers", "MAPE %", "p90 %", "worst %", "parameters"});
+  Table table({"group", "records", "outliers", "MAPE %", "p90 %", "worst %", "parameters", "standard errors"});
   for (const GroupFit& fit : result.fits) {
     std::vector<std::string> parameters;
     for (size_t n = 0; n < fit.parameter_names.size(); ++n) {
@@ -34,9 +43,15 @@ void print_fits(const CalibrationResult& result) {
                            (fit.parameter_names[n].ends_with("bytes_per_s") ? format_fixed(v / 1e9, 1) + "e9"
                                                                     : format_fixed(v, 4)));
     }
+    // Under the names and in the units the parameters were fitted in (e.g. overlap_slowdown_minus_1, us_per_byte).
+    std::vector<std::string> errors;
+    for (size_t n = 0; n < fit.standard_errors.size(); ++n) {
+      const auto& [name, error] = fit.standard_errors[n];
+      errors.push_back(name + "=" + (std::isfinite(error) ? significant_digits(error, 3) : std::string("undetermined")));
+    }
     table.add_row({fit.group, std::to_string(fit.records), std::to_string(fit.outliers),
                    format_fixed(fit.stats.mape_pct, 2), format_fixed(fit.stats.p90_pct, 2),
-                   format_fixed(fit.stats.worst_pct, 2), join(parameters, " ")});
+                   format_fixed(fit.stats.worst_pct, 2), join(parameters, " "), join(errors, " ")});
   }
   std::cout << "## Fitted groups (in-sample)\n\n";
   table.print_markdown(std::cout);

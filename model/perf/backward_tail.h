@@ -7,7 +7,9 @@
 // it, a chunk of rows of one (batch, kv head)'s q heads each, once every dK/dV CTA of that kv head has finished: they
 // start as the last wave's SMs run out of dK/dV work, so the conversion fills the grid's tail instead of following
 // it. They also write zeros back over what they read (4 more bytes per q element), so that the accumulator, zeroed
-// once when allocated, needs no zeroing pass in front of the next call's grid.
+// once when allocated, needs no zeroing pass in front of the next call's grid. Where the GPU grants compressible
+// memory for the accumulator (kernels/compressible_buffer.h), those zero lines reach DRAM compressed, so the pass
+// moves about 6 bytes per q element, the datasheet layer's charge (model/perf/derive_datasheet_profiles.py).
 #pragma once
 
 #include <algorithm>

@@ -346,6 +346,51 @@ TEST(Calibration, RecoversTheOverlapSlowdown) {
   EXPECT_NEAR(result.profile.executor_pass_bytes_per_s.value, 2.5e12, 2.5e12 * 0.01);
 }
 
+/// Kernel, send/recv, all-to-all, ring and Ulysses records of `truth`, the CP records with `cp_noise`.
+std::vector<Record> overlap_records(const perf::HardwareProfile& truth, const SyntheticOptions& cp_noise) {
+  std::vector<Record> records =
+      testing::synthetic_kernel_records(truth, kMasks, kSeqlens, {"fwd"}, SyntheticOptions{});
+  for (const char* op : {"send_recv", "all_to_all"}) {
+    const std::vector<Record> comm = testing::synthetic_comm_records(truth, op, 1 << 20, 1 << 30, {});
+    records.insert(records.end(), comm.begin(), comm.end());
+  }
+  for (const char* method : {"ring", "ulysses"}) {
+    const std::vector<Record> cp =
+        testing::synthetic_cp_records(truth, method, {"causal", "full"}, {16384, 32768}, {"fwd"}, cp_noise);
+    records.insert(records.end(), cp.begin(), cp.end());
+  }
+  return records;
+}
+
+TEST(Calibration, HoldsAnOverlapSlowdownTheRecordsCannotTellFromNoise) {
+  // A 1% slowdown under 0.5% noise on eight CP records: the fit's excess is well under two standard errors, so the
+  // slowdown stays at 1 and says why.
+  perf::HardwareProfile truth = testing::synthetic_truth_profile();
+  truth.overlap_slowdown.value = 1.01;
+  SyntheticOptions noise;
+  noise.noise_fraction = 0.005;
+  noise.seed = 7;
+  const CalibrationResult held = calibrate(overlap_records(truth, noise), base_profile(), options_with_input(),
+                                           RecordPredictor());
+  ASSERT_TRUE(held.fitted("overlap"));
+  const GroupFit& fit = held.fits.back();
+  ASSERT_EQ(fit.group, "overlap");
+  EXPECT_EQ(held.profile.overlap_slowdown.value, 1.0);
+  EXPECT_NE(fit.note.find("overlap_slowdown held at 1"), std::string::npos) << fit.note;
+  EXPECT_NE(held.profile.overlap_slowdown.source.find("held at 1"), std::string::npos);
+  ASSERT_FALSE(fit.standard_errors.empty());
+  EXPECT_EQ(fit.standard_errors.front().first, "overlap_slowdown_minus_1");
+  EXPECT_TRUE(to_json(fit).contains("note"));
+
+  // The same noise with a 25% slowdown: shown well beyond two standard errors, so it is kept.
+  truth.overlap_slowdown.value = 1.25;
+  const CalibrationResult kept = calibrate(overlap_records(truth, noise), base_profile(), options_with_input(),
+                                           RecordPredictor());
+  ASSERT_TRUE(kept.fitted("overlap"));
+  EXPECT_NEAR(kept.profile.overlap_slowdown.value, 1.25, 0.06);
+  EXPECT_TRUE(kept.fits.back().note.empty()) << kept.fits.back().note;
+}
+
 TEST(Calibration, MissingDataIsAFailureNamingTheParameter) {
   const perf::HardwareProfile truth = testing::synthetic_truth_profile();
   // Only full masks: no partial tiles anywhere, so partial_tile_us is undetermined.

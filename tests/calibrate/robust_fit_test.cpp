@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "model/error.h"
@@ -45,6 +46,27 @@ TEST(RobustFit, RecoversParametersUnderNoise) {
   EXPECT_NEAR(result.parameters[0], 2e-3, 2e-3 * 0.02);
   EXPECT_NEAR(result.parameters[2], 5e-3, 5e-3 * 0.05);
   EXPECT_LT(result.stats.mape_pct, 1.5);
+}
+
+TEST(RobustFit, StandardErrorsGrowWithTheNoiseAndCoverTheTruth) {
+  const Eigen::Vector4d truth(2e-3, 3e-3, 5e-3, 0.01);
+  // Least squares, so that the weights (all 1) do not differ between the two noise levels.
+  RobustFitOptions options;
+  options.loss = RobustLoss::kLeastSquares;
+  const LinearFitResult clean = fit_nonnegative_robust(synthetic_problem(200, 0.0, 4), options);
+  const LinearFitResult quiet = fit_nonnegative_robust(synthetic_problem(200, 0.01, 4), options);
+  const LinearFitResult noisy = fit_nonnegative_robust(synthetic_problem(200, 0.02, 4), options);
+  ASSERT_EQ(quiet.standard_errors.size(), 4);
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_LT(clean.standard_errors[j], truth[j] * 1e-6) << j;
+    ASSERT_TRUE(std::isfinite(quiet.standard_errors[j]) && quiet.standard_errors[j] > 0) << j;
+    // The same noise pattern twice as large: about twice the error.
+    EXPECT_NEAR(noisy.standard_errors[j] / quiet.standard_errors[j], 2.0, 0.2) << j;
+    EXPECT_LT(std::abs(quiet.parameters[j] - truth[j]), 4 * quiet.standard_errors[j]) << j;
+  }
+  // The launch term is informed by a constant column beside large tile counts: determined far less well, relative
+  // to its value, than the full-tile cost.
+  EXPECT_GT(quiet.standard_errors[3] / truth[3], 3 * quiet.standard_errors[0] / truth[0]);
 }
 
 TEST(RobustFit, IgnoresOutliers) {
