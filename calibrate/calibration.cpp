@@ -350,9 +350,9 @@ void fit_overlap(const std::vector<Record>& cp_records, const CalibrationOptions
   }
   fit.parameter_names = {"overlap_slowdown", "executor_pass_bytes_per_s"};
   fit.parameter_values = {result.profile.overlap_slowdown.value, result.profile.executor_pass_bytes_per_s.value};
-  result.profile.overlap_slowdown.source = fitted_source(fit, usable);
-  if (!fit.note.empty()) result.profile.overlap_slowdown.source += "; " + fit.note;
-  result.profile.executor_pass_bytes_per_s.source = fitted_source(fit, usable);
+  const std::string source = fitted_source(fit, usable);
+  result.profile.overlap_slowdown.source = fit.note.empty() ? source : source + "; " + fit.note;
+  result.profile.executor_pass_bytes_per_s.source = source;
   result.fits.push_back(fit);
 }
 

@@ -24,13 +24,33 @@ std::string hint_of(const LinearFitProblem& problem, Eigen::Index column) {
   return "";
 }
 
+/// The design on relative residuals under row weights: row n of the features times sqrt(w_n) / measured_n.
+Eigen::MatrixXd weighted_design(const LinearFitProblem& problem, const Eigen::VectorXd& weights) {
+  return weights.cwiseSqrt().cwiseQuotient(problem.measured).asDiagonal() * problem.features;
+}
+
+/// Scales every non-zero column of `design` to unit norm (so that parameters of very different magnitudes,
+/// microseconds per tile and per byte, compare in rank and inversion); returns the columns' norms before.
+Eigen::VectorXd normalize_columns(Eigen::MatrixXd& design) {
+  Eigen::VectorXd norms(design.cols());
+  for (Eigen::Index j = 0; j < design.cols(); ++j) {
+    norms[j] = design.col(j).norm();
+    if (norms[j] > 0) design.col(j) /= norms[j];
+  }
+  return norms;
+}
+
+/// True when a design whose columns normalize_columns scaled determines every parameter.
+bool has_full_rank(const Eigen::MatrixXd& normalized) {
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(normalized);
+  qr.setThreshold(kRankThreshold);
+  return qr.rank() == normalized.cols();
+}
+
 /// Rows divided by their measurement (relative residuals), columns scaled to unit norm.
 Eigen::MatrixXd normalized_design(const LinearFitProblem& problem) {
-  Eigen::MatrixXd design = problem.measured.cwiseInverse().asDiagonal() * problem.features;
-  for (Eigen::Index j = 0; j < design.cols(); ++j) {
-    const double norm = design.col(j).norm();
-    if (norm > 0) design.col(j) /= norm;
-  }
+  Eigen::MatrixXd design = weighted_design(problem, Eigen::VectorXd::Ones(problem.measured.size()));
+  normalize_columns(design);
   return design;
 }
 
@@ -42,12 +62,10 @@ double median(std::vector<double> values) {
 
 /// One weighted NNLS solve on relative residuals.
 Eigen::VectorXd weighted_solve(const LinearFitProblem& problem, const Eigen::VectorXd& weights) {
-  const Eigen::VectorXd row_scale = weights.cwiseSqrt().cwiseQuotient(problem.measured);
-  const Eigen::MatrixXd a = row_scale.asDiagonal() * problem.features;
   Eigen::VectorXd b = problem.measured;
   if (problem.offset.size() != 0) b -= problem.offset;
-  b = b.cwiseProduct(row_scale);
-  return solve_nnls(a, b).x;
+  b = b.cwiseProduct(weights.cwiseSqrt().cwiseQuotient(problem.measured));
+  return solve_nnls(weighted_design(problem, weights), b).x;
 }
 
 Eigen::VectorXd relative_residuals(const LinearFitProblem& problem, const Eigen::VectorXd& parameters) {
@@ -56,15 +74,8 @@ Eigen::VectorXd relative_residuals(const LinearFitProblem& problem, const Eigen:
 
 /// True when the rows with positive weight still determine every parameter.
 bool weighted_design_has_full_rank(const LinearFitProblem& problem, const Eigen::VectorXd& weights) {
-  Eigen::MatrixXd design = weights.cwiseSqrt().cwiseQuotient(problem.measured).asDiagonal() * problem.features;
-  for (Eigen::Index j = 0; j < design.cols(); ++j) {
-    const double norm = design.col(j).norm();
-    if (norm == 0) return false;
-    design.col(j) /= norm;
-  }
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(design);
-  qr.setThreshold(kRankThreshold);
-  return qr.rank() == design.cols();
+  Eigen::MatrixXd design = weighted_design(problem, weights);
+  return normalize_columns(design).minCoeff() > 0 && has_full_rank(design);
 }
 
 /// IRLS with one weight function; starts from `parameters` and updates it and `weights`.
@@ -95,26 +106,15 @@ int reweight(const LinearFitProblem& problem, const RobustFitOptions& options, W
 Eigen::VectorXd standard_errors(const LinearFitProblem& problem, const Eigen::VectorXd& parameters,
                                 const Eigen::VectorXd& weights) {
   const Eigen::Index cols = problem.features.cols();
-  const Eigen::VectorXd row_scale = weights.cwiseSqrt().cwiseQuotient(problem.measured);
-  const Eigen::MatrixXd design = row_scale.asDiagonal() * problem.features;
-  const Eigen::VectorXd residuals = relative_residuals(problem, parameters);
-  const Eigen::Index weighted_rows = (weights.array() > 0).count();
   Eigen::VectorXd errors = Eigen::VectorXd::Constant(cols, std::numeric_limits<double>::infinity());
+  const Eigen::Index weighted_rows = (weights.array() > 0).count();
   if (weighted_rows <= cols) return errors;
+  const Eigen::VectorXd residuals = relative_residuals(problem, parameters);
   const double variance = weights.dot(residuals.cwiseProduct(residuals)) / static_cast<double>(weighted_rows - cols);
-  // Columns scaled to unit norm before inverting, as the rank check does, so that parameters of very different
-  // magnitudes (microseconds per tile, microseconds per byte) do not make the normal matrix look singular.
-  Eigen::VectorXd norms(cols);
-  Eigen::MatrixXd normalized = design;
-  for (Eigen::Index j = 0; j < cols; ++j) {
-    norms[j] = design.col(j).norm();
-    if (norms[j] == 0) return errors;
-    normalized.col(j) /= norms[j];
-  }
-  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(normalized);
-  qr.setThreshold(kRankThreshold);
-  if (qr.rank() < cols) return errors;
-  const Eigen::MatrixXd inverse = (normalized.transpose() * normalized).inverse();
+  Eigen::MatrixXd design = weighted_design(problem, weights);
+  const Eigen::VectorXd norms = normalize_columns(design);
+  if (norms.minCoeff() <= 0 || !has_full_rank(design)) return errors;
+  const Eigen::MatrixXd inverse = (design.transpose() * design).inverse();
   for (Eigen::Index j = 0; j < cols; ++j) errors[j] = std::sqrt(variance * std::max(0.0, inverse(j, j))) / norms[j];
   return errors;
 }
