@@ -42,6 +42,7 @@ std::vector<perf::Sourced*> kernel_fit_fields(perf::KernelParams& params) {
   if (params.dq_tile_fraction) fields.push_back(&*params.dq_tile_fraction);
   if (params.unmasked_tile_us) fields.push_back(&*params.unmasked_tile_us);
   if (params.has_slice_spills()) fields.push_back(&*params.spilled_slice_us);
+  if (params.idle_half_tile_us) fields.push_back(&*params.idle_half_tile_us);
   return fields;
 }
 
@@ -60,6 +61,7 @@ std::vector<std::string> optional_term_names(const perf::KernelParams& params) {
   if (params.dq_tile_fraction) names.push_back("dq_tile_fraction");
   if (params.unmasked_tile_us) names.push_back("unmasked_tile_us");
   if (params.has_slice_spills()) names.push_back("spilled_slice_us");
+  if (params.idle_half_tile_us) names.push_back("idle_half_tile_us");
   return names;
 }
 
@@ -78,6 +80,7 @@ void remove_optional_term(perf::KernelParams& params, const std::string& name) {
     params.spilled_slice_us.reset();
     params.register_slices.reset();
   }
+  if (name == "idle_half_tile_us") params.idle_half_tile_us.reset();
 }
 
 std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile& profile, size_t index) {
@@ -141,6 +144,11 @@ std::vector<ProfileParameter> kernel_fit_parameters(const perf::HardwareProfile&
     parameters.push_back(optional_parameter("spilled_slice_us", "masks whose rows meet more slices than fit in "
                                             "registers (variable_block_sparse from 16K)", index,
                                             &perf::KernelParams::spilled_slice_us, 0.1 * start.full_tile_us.value));
+  if (start.idle_half_tile_us)
+    parameters.push_back(optional_parameter("idle_half_tile_us", "masks whose boundary tiles have a key half no query "
+                                            "of their q tile sees (sliding windows, causal documents) and masks whose "
+                                            "boundary tiles do not", index, &perf::KernelParams::idle_half_tile_us,
+                                            start.full_tile_us.value));
   return parameters;
 }
 

@@ -13,6 +13,8 @@
 //                    clocks (their time constant, sustained_rate_per_us, is the GPU's and comes from the base entry),
 //                    the host's dispatch floor
 //   dq_tile_fraction a dQ item's tile as a fraction of a dK/dV item's (FlexAttention's backward); likewise
+//   idle_half_tile_us a boundary tile with one idle key half (lcab_flash's Hopper backward); likewise, fitted as its
+//                    own time (it may be below full_tile_us: the idle half's products are skipped)
 #pragma once
 
 #include <cstddef>

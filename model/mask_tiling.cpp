@@ -15,16 +15,20 @@ struct Interval {
 }  // namespace
 
 MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t seqlen_k, TileShape shape,
-                       bool with_row_slices)
+                       bool with_row_slices, bool with_idle_halves)
     : shape_(shape), seqlen_(seqlen) {
   // Full tiles are bounded by slice key ranges, which validation keeps inside [0, seqlen_k): no clipping check
   // on the key side is needed here.
   LCAB_CHECK(seqlen_k > 0, "key sequence length must be positive, got " << seqlen_k);
   LCAB_CHECK(shape.q > 0 && shape.k > 0, "tile shape must be positive, got " << shape.q << "x" << shape.k);
   LCAB_CHECK(seqlen > 0, "sequence length must be positive, got " << seqlen);
+  LCAB_CHECK(!with_idle_halves || shape.k % 2 == 0,
+             "idle key halves need an even k tile (two halves), got " << shape.k);
   const int64_t bq = shape.q;
   const int64_t bk = shape.k;
+  const int64_t hk = bk / 2;  // keys per half tile (with_idle_halves)
   const int64_t rows = ceil_div(seqlen, bq);
+  if (with_idle_halves) idle_offsets_.assign(1, 0);
   row_offsets_.assign(1, 0);
   row_offsets_.reserve(rows + 1);
   row_touched_.reserve(rows);
@@ -41,6 +45,7 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
   size_t next = 0;
   std::vector<Interval> touched;
   std::vector<Interval> full;
+  std::vector<Interval> touched_halves;  // the row's touched half tiles (with_idle_halves)
   counts_.q_tile_rows = rows;
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t row_begin = r * bq;
@@ -50,6 +55,7 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
 
     touched.clear();
     full.clear();
+    touched_halves.clear();
     for (int32_t n : active) {
       const Slice& s = slices[n];
       const int64_t a = std::max(row_begin, s.q_begin);
@@ -59,6 +65,7 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
       if (s.type == SliceType::kFull) {
         // Every row sees [k_begin, k_end): the tiles it meets, and those inside it when it covers the whole row.
         touched.push_back({s.k_begin / bk, ceil_div(s.k_end, bk)});
+        if (with_idle_halves) touched_halves.push_back({s.k_begin / hk, ceil_div(s.k_end, hk)});
         if (a == row_begin && b == row_end && row_end - row_begin == bq) {
           const int64_t lo = ceil_div(s.k_begin, bk), hi = s.k_end / bk;
           if (hi > lo) full.push_back({lo, hi});
@@ -87,6 +94,7 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
         last_keys = s.keys_of_row(last);
       }
       touched.push_back({first_keys.begin / bk, ceil_div(last_keys.end, bk)});
+      if (with_idle_halves) touched_halves.push_back({first_keys.begin / hk, ceil_div(last_keys.end, hk)});
       if (a == row_begin && b == row_end && row_end - row_begin == bq) {
         // A k tile is full when it lies inside every row's range: [lo(last row), hi(first row)).
         const TokenRange top = s.keys_of_row(row_begin);
@@ -134,6 +142,26 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
         else break;
       }
       emit(cursor, end, true);
+    }
+    if (with_idle_halves) {
+      // A merged run [b, e) of touched half tiles leaves the other half of its first tile untouched when b is odd
+      // and of its last tile when e is odd (runs that meet are merged, so no other run touches those halves), and
+      // every other tile it meets whole.
+      if (!std::is_sorted(touched_halves.begin(), touched_halves.end(), by_begin))
+        std::sort(touched_halves.begin(), touched_halves.end(), by_begin);
+      const auto close = [&](int64_t b, int64_t e) {
+        if (b % 2 == 1) idle_tiles_.push_back(b / 2);
+        if (e % 2 == 1) idle_tiles_.push_back(e / 2);  // a later tile than b / 2's: e >= b + 2 when both are odd
+      };
+      for (size_t t = 0; t < touched_halves.size();) {
+        const int64_t b = touched_halves[t].begin;
+        int64_t e = touched_halves[t].end;
+        for (++t; t < touched_halves.size() && touched_halves[t].begin <= e; ++t)
+          e = std::max(e, touched_halves[t].end);
+        close(b, e);
+      }
+      idle_offsets_.push_back(static_cast<int64_t>(idle_tiles_.size()));
+      counts_.idle_half += idle_offsets_.back() - idle_offsets_[idle_offsets_.size() - 2];
     }
     row_offsets_.push_back(static_cast<int64_t>(runs_.size()));
     row_touched_.push_back(row_total);

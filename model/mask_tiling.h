@@ -36,6 +36,7 @@ struct TileCounts {
   int64_t q_tile_rows = 0;        ///< ceil(S / Bq)
   int64_t nonempty_rows = 0;      ///< q-tile rows with at least one touched tile
   int64_t max_tiles_per_row = 0;  ///< the longest q-tile row, in tiles
+  int64_t idle_half = 0;          ///< partial tiles with one idle key half (only when the tiling counts them)
 };
 
 /// Runs per q-tile row of one head mask (one slice list).
@@ -46,8 +47,13 @@ class MaskTiling {
   MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, TileShape shape, bool with_row_slices = false)
       : MaskTiling(slices, seqlen, seqlen, shape, with_row_slices) {}
   /// Rectangular form for Sq queries x Sk keys (context-parallel steps attend a local q chunk to a k buffer).
+  /// with_idle_halves: also record, per q-tile row, the k tiles of which exactly one key half (Bk / 2 keys; a half
+  /// past Sk counts as untouched) holds an unmasked cell: the tiles lcab_flash's Hopper backward computes with one
+  /// consumer warpgroup idle (perf::KernelParams::idle_half_tile_us). Bk must be even. Per row these are the tiles
+  /// where a merged run of touched half tiles starts or ends inside a tile, found from the same key ranges as the
+  /// touched tiles (cost O(slices of the row)).
   MaskTiling(const std::vector<Slice>& slices, int64_t seqlen_q, int64_t seqlen_k, TileShape shape,
-             bool with_row_slices = false);
+             bool with_row_slices = false, bool with_idle_halves = false);
 
   TileShape shape() const { return shape_; }
   int64_t seqlen_q() const { return seqlen_; }
@@ -58,6 +64,16 @@ class MaskTiling {
   /// Touched tiles of row r.
   int64_t row_tiles(int64_t r) const { return row_touched_[r]; }
   int64_t row_partial_tiles(int64_t r) const { return row_partial_[r]; }
+  /// The k tiles of row r with one idle key half, ascending; none unless built with_idle_halves.
+  const int64_t* idle_half_begin(int64_t r) const {
+    return idle_offsets_.empty() ? nullptr : idle_tiles_.data() + idle_offsets_[r];
+  }
+  const int64_t* idle_half_end(int64_t r) const {
+    return idle_offsets_.empty() ? nullptr : idle_tiles_.data() + idle_offsets_[r + 1];
+  }
+  int64_t row_idle_half_tiles(int64_t r) const {
+    return idle_offsets_.empty() ? 0 : idle_offsets_[r + 1] - idle_offsets_[r];
+  }
   /// Slices (indices into the list given) intersecting row r; empty unless built with_row_slices.
   const std::vector<int32_t>& row_slices(int64_t r) const { return row_slices_[r]; }
   const std::vector<TileRun>& runs() const { return runs_; }
@@ -72,6 +88,8 @@ class MaskTiling {
   std::vector<int64_t> row_touched_;
   std::vector<int64_t> row_partial_;
   std::vector<std::vector<int32_t>> row_slices_;
+  std::vector<int64_t> idle_tiles_;    ///< with_idle_halves: every row's idle-half k tiles, row after row
+  std::vector<int64_t> idle_offsets_;  ///< with_idle_halves: row r's are [idle_offsets_[r], idle_offsets_[r + 1])
   TileCounts counts_;
 };
 

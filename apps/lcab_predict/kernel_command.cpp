@@ -27,7 +27,7 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
   RecordSink sink(out, argc, argv);
 
   Table table({"impl", "pass", "mask", "seqlen", "heads", "kv", "hd", "time ms", "passes ms", "TFLOP/s", "tiles",
-               "partial", "waves", "imbalance", "peak mem"});
+               "partial", "idle half", "waves", "imbalance", "peak mem"});
   for (const std::string& spec : opts.masks) {
     for (int64_t seqlen : opts.seqlens) {
       for (int64_t kv_heads : opts.kv_heads) {
@@ -48,7 +48,8 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
                                  std::to_string(kv_heads), std::to_string(head_dim), format_ms(c.time_us),
                                  format_ms(c.q_pass_us), format_fixed(c.tflops(), 1),
                                  format_count(c.full_tiles + c.partial_tiles), format_count(c.partial_tiles),
-                                 format_fixed(c.waves(), 2), format_fixed(c.slots.imbalance(), 3),
+                                 format_count(c.idle_half_tiles), format_fixed(c.waves(), 2),
+                                 format_fixed(c.slots.imbalance(), 3),
                                  format_bytes(static_cast<double>(c.peak_mem_bytes))});
                   Record r;
                   r.source = "predicted";
@@ -70,7 +71,9 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
                   r.peak_mem_bytes = c.peak_mem_bytes;
                   r.device = DeviceInfo{profile.gpu.name, profile.sms(), ""};
                   r.extra["profile"] = profile.name;
-                  r.extra["tiles"] = {{"full", c.full_tiles}, {"partial", c.partial_tiles}};
+                  r.extra["tiles"] = {{"full", c.full_tiles},
+                                      {"partial", c.partial_tiles},
+                                      {"idle_half", c.idle_half_tiles}};
                   r.extra["waves"] = c.waves();
                   r.extra["imbalance"] = c.slots.imbalance();
                   r.extra["q_pass_ms"] = c.q_pass_us * 1e-3;

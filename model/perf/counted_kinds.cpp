@@ -16,6 +16,8 @@ void CountedKinds::make_key(std::vector<int64_t>& key, int64_t q_rows, int64_t k
       key.insert(key.end(), c.partial.begin(), c.partial.end());
       key.push_back(static_cast<int64_t>(c.partial_slices.size()));
       for (double s : c.partial_slices) key.push_back(std::bit_cast<int64_t>(s));
+      key.push_back(static_cast<int64_t>(c.idle_half.size()));
+      key.insert(key.end(), c.idle_half.begin(), c.idle_half.end());
       key.push_back(std::bit_cast<int64_t>(c.area));
     }
   }

@@ -221,6 +221,12 @@ SLICES_BY_TABLE_WIDTH = ("torch_flex",)
 # 40 of 255 left: 5 intervals; hd128 128 x 64 on 8 warps: S 32, O 64, 2 rows per thread (4 per interval), about 139
 # left: 34 intervals. An estimate from the layout, not read from the compiled kernel.
 REGISTER_SLICES = {("torch_flex", "fwd", 64): 5, ("torch_flex", "fwd", 128): 34}
+# lcab_flash's Hopper backward gives each consumer warpgroup one 64-key half of a 128-key tile and skips the products
+# of a half no query of the q tile sees (kernels/flash_work.h backward_idle_halves_built: hd 64, and hd 128 walking
+# slices; hd 256 walks 64-key tiles). Such a boundary tile is charged idle_half_tile_us instead of partial_tile_us;
+# full_tile_us until calibrated (on an H100 a 32K band's step with an idle half took as long as a whole one at hd 128,
+# data/measurements/h100/bwd-idle-half-steps-2026-11-24/).
+IDLE_HALVES = {("lcab_flash", "bwd", 64), ("lcab_flash", "bwd", 128)}
 
 
 def optional_terms(impl, pass_name, head_dim, full_tile_us):
@@ -242,6 +248,11 @@ def optional_terms(impl, pass_name, head_dim, full_tile_us):
                                            "(model/perf/derive_datasheet_profiles.py REGISTER_SLICES; an estimate)")
         terms["spilled_slice_us"] = sourced(0.0, "per boundary block and interval beyond register_slices (spilled "
                                                  "interval tests); 0 until calibrated")
+    if (impl, pass_name, head_dim) in IDLE_HALVES:
+        terms["idle_half_tile_us"] = sourced(round(full_tile_us, 6), "a boundary tile with one key half that no query "
+                                             "of its q tile sees: the kernel skips that half's products "
+                                             "(kernels/flash_work.h backward_idle_halves_built); full_tile_us until "
+                                             "calibrated")
     if (impl, pass_name) in UNMASKED_TILE:
         terms["unmasked_tile_us"] = sourced(round(full_tile_us, 6), "an unmasked tile in a call whose mask masks "
                                             "nothing (the mask_mod compiles to a constant): full_tile_us until "
@@ -457,7 +468,7 @@ def with_origin(entry, keys, origin):
 
 KERNEL_FITTED = ("full_tile_us", "partial_tile_us", "row_us", "launch_us", "slice_us", "kv_tile_us",
                  "kv_expand_bytes_per_element", "sustained_slowdown", "sustained_rate_per_us", "host_floor_us", "dq_tile_fraction",
-                 "unmasked_tile_us", "register_slices", "spilled_slice_us")
+                 "unmasked_tile_us", "register_slices", "spilled_slice_us", "idle_half_tile_us")
 COMM_FITTED = ("latency_us", "bytes_per_s", "ll_latency_us", "ll_bytes_per_s", "small_group_us_per_byte")
 
 

@@ -27,7 +27,7 @@ bool all_full_slices(std::span<const std::vector<Slice>> lists) {
   return true;
 }
 
-void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape& tile) {
+void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape& tile, bool halves) {
   LCAB_CHECK(tile.k > 0, "tile counts need a positive k tile, got " << tile.k);
   order_.resize(list.size());
   for (size_t n = 0; n < list.size(); ++n) order_[n] = static_cast<uint32_t>(n);
@@ -42,11 +42,14 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
   bands_.clear();
   touched_pool_.clear();
   full_pool_.clear();
+  half_pool_.clear();
   const int64_t bk = tile.k;
+  LCAB_CHECK(!halves || bk % 2 == 0, "idle key halves need an even k tile, got " << bk);
+  const int64_t hk = bk / 2;
   for (size_t n = 0; n < order_.size();) {
     const Slice& first = list[order_[n]];
     Band b{first.q_begin, first.q_end, 0, static_cast<uint32_t>(touched_pool_.size()), 0,
-           static_cast<uint32_t>(full_pool_.size()), 0, 0, 0};
+           static_cast<uint32_t>(full_pool_.size()), 0, 0, 0, static_cast<uint32_t>(half_pool_.size()), 0};
     for (; n < order_.size(); ++n) {
       const Slice& s = list[order_[n]];
       if (s.q_begin != b.q_begin || s.q_end != b.q_end) break;
@@ -54,7 +57,9 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
       append_merged(touched_pool_, b.touched_at, s.k_begin / bk, ceil_div(s.k_end, bk));
       const int64_t lo = ceil_div(s.k_begin, bk), hi = s.k_end / bk;
       if (hi > lo) append_merged(full_pool_, b.full_at, lo, hi);
+      if (halves) append_merged(half_pool_, b.half_at, s.k_begin / hk, ceil_div(s.k_end, hk));
     }
+    b.half_n = static_cast<uint32_t>(half_pool_.size()) - b.half_at;
     b.touched_n = static_cast<uint32_t>(touched_pool_.size()) - b.touched_at;
     b.full_n = static_cast<uint32_t>(full_pool_.size()) - b.full_at;
     for (uint32_t i = 0; i < b.touched_n; ++i)
@@ -98,21 +103,45 @@ int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std:
   return size;
 }
 
+FullSliceTiler::Counting FullSliceTiler::counting_of(const KernelCostModel& model) {
+  const KernelParams& p = model.params();
+  Counting c;
+  c.tile = p.tile;
+  c.columns = p.work_item != KernelWorkItem::kQRowPerHead;
+  c.with_slices = p.slice_us && p.slice_us->value > 0;
+  c.with_spans = c.columns && p.scheduler == KernelScheduler::kGridPairedDocuments;
+  c.with_idle_halves = p.has_idle_halves();
+  return c;
+}
+
 void FullSliceTiler::count(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
                            const KernelCostModel& model, OuterTileCounts& out) {
-  make_bands(list, model.params().tile);
-  count_banded(list, seqlen_q, seqlen_k, model, out);
+  int64_t banded_k = 0;
+  bool banded_halves = false;
+  count_for(list, seqlen_q, seqlen_k, model, false, banded_k, banded_halves, out);
+}
+
+void FullSliceTiler::count_for(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
+                               const KernelCostModel& model, bool band_halves, int64_t& banded_k,
+                               bool& banded_halves, OuterTileCounts& out) {
+  const Counting counting = counting_of(model);
+  if (counting.tile.k != banded_k || (counting.with_idle_halves && !banded_halves)) {
+    banded_halves = band_halves || counting.with_idle_halves;
+    make_bands(list, counting.tile, banded_halves);
+    banded_k = counting.tile.k;
+  }
+  count_banded(list, seqlen_q, seqlen_k, counting, out);
 }
 
 void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
-                                  const KernelCostModel& model, OuterTileCounts& out) {
-  const KernelParams& p = model.params();
-  const TileShape tile = p.tile;
+                                  const Counting& counting, OuterTileCounts& out) {
+  const TileShape tile = counting.tile;
   LCAB_CHECK(seqlen_q > 0 && seqlen_k > 0 && tile.q > 0 && tile.k > 0,
              "tile counts need positive lengths and tiles, got " << seqlen_q << " x " << seqlen_k);
-  const bool columns = p.work_item != KernelWorkItem::kQRowPerHead;
-  const bool with_slices = p.slice_us && p.slice_us->value > 0;
-  const bool with_spans = columns && p.scheduler == KernelScheduler::kGridPairedDocuments;
+  const bool columns = counting.columns;
+  const bool with_slices = counting.with_slices;
+  const bool with_spans = counting.with_spans;
+  const bool with_halves = counting.with_idle_halves;
   out.area = 0;
   for (const Slice& s : list) out.area += static_cast<double>(s.area());
 
@@ -125,6 +154,8 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   if (with_slices) out.partial_slices.assign(static_cast<size_t>(outer), 0.0);
   out.first_inner.clear();
   out.last_inner.clear();
+  out.idle_half.clear();
+  if (with_halves) out.idle_half.assign(static_cast<size_t>(outer), 0);
   groups_.clear();
   group_intervals_.clear();
   if (columns) {
@@ -140,8 +171,12 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   const Interval* f = nullptr;
   size_t f_n = 0;
   int64_t u_tiles = 0, f_tiles = 0, row_slices = 0, group_rows = 0, group_begin = 0;
+  // With halves: the group's tiles with one idle half (one row's; every row of the group has the same).
+  std::vector<int64_t>& idle_tiles = idle_columns_;
+  idle_tiles.clear();
   const auto flush = [&] {
     if (!columns || group_rows == 0) return;
+    for (int64_t c : idle_tiles) out.idle_half[static_cast<size_t>(c)] += group_rows;
     const int64_t s = group_rows * row_slices;
     if (with_spans && u_n > 0) {
       groups_.push_back({static_cast<int32_t>(group_begin), static_cast<int32_t>(group_begin + group_rows - 1),
@@ -187,6 +222,29 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
     const int64_t tiles = merge_union(lists_, sizes_, merged);
     return {merged.data(), merged.size(), tiles};
   };
+  // The group's tiles with one idle half, from the union of its bands' touched half tiles: a merged run [b, e)
+  // leaves the other half of tile b / 2 untouched when b is odd and of tile e / 2 when e is odd.
+  const auto group_idle_tiles = [&](std::vector<int64_t>& idle) {
+    idle.clear();
+    lists_.clear();
+    sizes_.clear();
+    for (uint32_t sig : signature_) {
+      const Band& band = bands_[sig / 2];
+      lists_.push_back(half_pool_.data() + band.half_at);
+      sizes_.push_back(band.half_n);
+    }
+    const Interval* runs = lists_.empty() ? nullptr : lists_[0];
+    size_t n = lists_.empty() ? 0 : sizes_[0];
+    if (lists_.size() > 1) {
+      merge_union(lists_, sizes_, union_halves_);
+      runs = union_halves_.data();
+      n = union_halves_.size();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (runs[i].begin % 2 == 1) idle.push_back(runs[i].begin / 2);
+      if (runs[i].end % 2 == 1) idle.push_back(runs[i].end / 2);
+    }
+  };
 
   active_.clear();
   size_t next = 0;
@@ -215,6 +273,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
       const TileList touched = group_union(false), full = group_union(true);
       u = touched.at, u_n = touched.n, u_tiles = touched.tiles;
       f = full.at, f_n = full.n, f_tiles = full.tiles;
+      if (with_halves) group_idle_tiles(idle_tiles);
     }
     ++group_rows;
     if (!columns) {
@@ -222,6 +281,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
       out.tiles[at] = u_tiles;
       out.partial[at] = u_tiles - f_tiles;
       if (with_slices) out.partial_slices[at] = static_cast<double>(u_tiles - f_tiles) * static_cast<double>(row_slices);
+      if (with_halves) out.idle_half[at] = static_cast<int64_t>(idle_tiles.size());
     }
   }
   flush();
@@ -260,19 +320,19 @@ void FullSliceTiler::count(std::span<const std::vector<Slice>> lists, int64_t se
 void FullSliceTiler::count(std::span<const std::vector<Slice>> lists, int64_t seqlen_q, int64_t seqlen_k,
                            const std::array<const KernelCostModel*, 2>& models,
                            std::array<std::vector<OuterTileCounts>, 2>& out) {
-  for (int m = 0; m < 2; ++m)
+  // Bands with half tiles serve a model without idle halves too: made once when both models' k tiles agree.
+  const bool same_k = models[0] && models[1] && models[0]->params().tile.k == models[1]->params().tile.k;
+  bool band_halves = false;
+  for (int m = 0; m < 2; ++m) {
     if (models[m]) out[m].resize(lists.size());
+    band_halves = band_halves || (same_k && models[m]->params().has_idle_halves());
+  }
   for (size_t n = 0; n < lists.size(); ++n) {
-    int64_t banded_k = 0;  // the k tile of the bands made of list n (0: none yet)
-    for (int m = 0; m < 2; ++m) {
-      if (!models[m]) continue;
-      const TileShape& tile = models[m]->params().tile;
-      if (tile.k != banded_k) {
-        make_bands(lists[n], tile);
-        banded_k = tile.k;
-      }
-      count_banded(lists[n], seqlen_q, seqlen_k, *models[m], out[m][n]);
-    }
+    int64_t banded_k = 0;  // the k tile of the bands made of list n (0: none yet), and whether they have halves
+    bool banded_halves = false;
+    for (int m = 0; m < 2; ++m)
+      if (models[m])
+        count_for(lists[n], seqlen_q, seqlen_k, *models[m], band_halves, banded_k, banded_halves, out[m][n]);
   }
 }
 

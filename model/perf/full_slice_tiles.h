@@ -17,7 +17,9 @@
 //   n(r) = slices meeting row r
 // q-row items (KernelWorkItem::kQRowPerHead): tiles = |U(r)|, partial = |U(r)| - |F(r)|, partial_slices =
 // partial x n(r); k-column items: per column c, tiles = rows with c in U(r), partial = rows with c in U(r) \ F(r),
-// partial_slices = the sum of n(r) over those rows. Area: the slices' cells. Every number is an integer, held
+// partial_slices = the sum of n(r) over those rows; for a model with idle key halves, idle_half = the tiles of U(r)
+// with one touched half, from the union of the slices' half tiles [k_begin / (Bk/2), ceil(k_end / (Bk/2))) (the
+// tiles where a merged run starts or ends inside). Area: the slices' cells. Every number is an integer, held
 // exactly (doubles below 2^53), so the order of summation does not matter.
 #pragma once
 
@@ -72,12 +74,30 @@ class FullSliceTiler {
     uint32_t touched_at, touched_n;  // merged touched tiles in touched_pool_
     uint32_t full_at, full_n;        // merged full tiles in full_pool_
     int64_t touched_tiles, full_tiles;
+    uint32_t half_at, half_n;        // merged touched half tiles (tile.k / 2 keys) in half_pool_ (with halves)
   };
-  /// Groups `list` into bands; reads only tile.k of the tile shape.
-  void make_bands(const std::vector<Slice>& list, const TileShape& tile);
-  /// count() of `list` from the bands make_bands made of it for a tile shape with the model's k tile.
-  void count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
+  /// What count_banded counts: the tile shape, the outer tiles (k-tile columns or q-tile rows), and the optional
+  /// counts (partial_slices, first_inner / last_inner).
+  struct Counting {
+    TileShape tile;
+    bool columns = false;
+    bool with_slices = false;
+    bool with_spans = false;
+    bool with_idle_halves = false;  ///< OuterTileCounts::idle_half (KernelParams::idle_half_tile_us)
+  };
+  static Counting counting_of(const KernelCostModel& model);
+  /// Groups `list` into bands; reads only tile.k of the tile shape; `halves`: also each band's touched half tiles.
+  void make_bands(const std::vector<Slice>& list, const TileShape& tile, bool halves);
+  /// The counts of `list` from the bands make_bands made of it for a tile shape with counting.tile's k tile (and
+  /// with halves when counting.with_idle_halves). A tile has one idle key half where a merged run of a row's touched
+  /// half tiles starts or ends inside it (as MaskTiling's with_idle_halves).
+  void count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const Counting& counting,
                     OuterTileCounts& out);
+  /// count() of one list for `model`, with the bands of k tile `banded_k` made already (0: none; updated), with
+  /// half tiles or not (`banded_halves`, updated); bands made here get half tiles when `model` or `band_halves`
+  /// asks for them (the next model's, when one call counts for two).
+  void count_for(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const KernelCostModel& model,
+                 bool band_halves, int64_t& banded_k, bool& banded_halves, OuterTileCounts& out);
   // The union of several lists of intervals (each sorted by begin, disjoint), merged into `out`; returns its size
   // in tiles. Up to kDirectMergeLists lists are merged straight into `out`, more pairwise first.
   static constexpr size_t kDirectMergeLists = 4;
@@ -86,11 +106,13 @@ class FullSliceTiler {
 
   std::vector<uint32_t> order_;
   std::vector<Band> bands_;
-  std::vector<Interval> touched_pool_, full_pool_, sorted_, merged_, union_touched_, union_full_;
+  std::vector<Interval> touched_pool_, full_pool_, half_pool_, sorted_, merged_, union_touched_, union_full_,
+      union_halves_;
   std::vector<const Interval*> lists_;
   std::vector<uint32_t> sizes_;
   std::vector<uint32_t> active_, signature_, row_signature_;
   std::vector<int64_t> diff_tiles_, diff_partial_, diff_slices_;
+  std::vector<int64_t> idle_columns_;  // the current group's tiles with one idle half (count_banded with halves)
   // A pairing grid's first and last q-tile row per k-tile column (OuterTileCounts::first_inner, last_inner): each
   // group's touched intervals, painted onto the columns not painted yet, first in group order, then in reverse.
   struct GroupIntervals {

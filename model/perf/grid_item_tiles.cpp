@@ -242,6 +242,7 @@ bool GridItemTiler::item_into(const cp::TokenMap& q_map, int64_t q_begin, int64_
       c.tiles.assign(static_cast<size_t>(n), 0);
       c.partial.clear();
       c.partial_slices.clear();
+      c.idle_half.clear();
     }
     // A pairing model's spans (OuterTileCounts::first_inner, last_inner): read off the gathered words below where
     // there are such, else searched in the grid's lines after the counts.

@@ -86,11 +86,13 @@ struct OuterTile {
   double partial_slices = 0;  ///< sum over its boundary tiles of the slices meeting their q-tile row
   int32_t first_inner = -1;   ///< k-tile columns of a pairing grid: first and last q-tile row (-1: none, or not
   int32_t last_inner = -1;    ///< counted)
+  int64_t idle_half = 0;      ///< of its boundary tiles, those with an idle key half (KernelParams::idle_half_tile_us)
 };
 
 /// What one tile of an item costs (per q head of the item), and its per-item overhead.
 struct TileCosts {
   double full_us = 0, partial_us = 0, slice_us = 0, kv_us = 0, outer_us = 0;
+  double idle_half_us = 0;  ///< a boundary tile with an idle key half (partial_us where the kernel has no such tile)
   /// How many times an item pays outer_us: once per q head it computes, or once (lcab_flash's backward CTA loads
   /// K/V and stores dK/dV once for its whole GQA group).
   double outer_times = 1;
@@ -102,6 +104,7 @@ TileCosts main_tile_costs(const KernelParams& p, double kv_share, double full_ti
   TileCosts c;
   c.full_us = full_tile_us;
   c.partial_us = p.partial_tile_us.value;
+  c.idle_half_us = p.idle_half_tile_us ? p.idle_half_tile_us->value : c.partial_us;
   c.outer_us = p.row_us.value;
   c.slice_us = p.slice_us ? p.slice_us->value : 0.0;
   // K/V tiles are streamed per tile only by q-row items (a column item loads its K/V tile once).
@@ -116,6 +119,7 @@ TileCosts dq_tile_costs(const KernelParams& p, double full_tile_us) {
   TileCosts c;
   c.full_us = f * full_tile_us;
   c.partial_us = f * p.partial_tile_us.value;
+  c.idle_half_us = c.partial_us;  // FlexAttention's dQ items (idle halves are lcab_flash's)
   c.slice_us = f * (p.slice_us ? p.slice_us->value : 0.0);
   c.outer_us = p.row_us.value;
   return c;
@@ -123,8 +127,10 @@ TileCosts dq_tile_costs(const KernelParams& p, double full_tile_us) {
 
 /// One outer tile's item: its tiles times the q heads it computes, and its overhead.
 double outer_item_cost(const TileCosts& c, const OuterTile& t, double heads_in_item) {
-  return (static_cast<double>(t.tiles - t.partial) * c.full_us + static_cast<double>(t.partial) * c.partial_us +
-          t.partial_slices * c.slice_us + static_cast<double>(t.tiles) * c.kv_us) *
+  return (static_cast<double>(t.tiles - t.partial) * c.full_us +
+          static_cast<double>(t.partial - t.idle_half) * c.partial_us +
+          static_cast<double>(t.idle_half) * c.idle_half_us + t.partial_slices * c.slice_us +
+          static_cast<double>(t.tiles) * c.kv_us) *
              heads_in_item +
          c.outer_us * c.outer_times;
 }
@@ -295,9 +301,12 @@ std::vector<int32_t> first_rows_of_columns(const MaskTiling& tiling, int64_t col
 /// Calls visit(OuterTile) for every outer tile of `tiling` (the tiling of `list`) in position order; the slices
 /// its boundary tiles test are counted only when the kernel charges them (slice_us).
 /// `table_width` >= 0: every boundary tile tests that many slices (KernelParams::slices_by_table_width).
+/// For a kernel with idle key halves (KernelParams::idle_half_tile_us) `tiling` was built with_idle_halves, and
+/// each outer tile counts its tiles with one idle half.
 template <class Visit>
 void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vector<Slice>& list,
                          const MaskTiling& tiling, int64_t seqlen_k, double table_width, Visit&& visit) {
+  const bool halves = p.has_idle_halves();
   const int64_t rows = tiling.num_q_tile_rows();
   const bool count_slices = p.slice_us && p.slice_us->value > 0;
   const std::vector<double> row_slices =
@@ -307,8 +316,9 @@ void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vecto
   if (!by_column) {
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t partial = tiling.row_partial_tiles(r);
-      visit(OuterTile{tiling.row_tiles(r), partial,
-                      static_cast<double>(partial) * row_slices[static_cast<size_t>(r)]});
+      OuterTile tile{tiling.row_tiles(r), partial, static_cast<double>(partial) * row_slices[static_cast<size_t>(r)]};
+      if (halves) tile.idle_half = tiling.row_idle_half_tiles(r);
+      visit(tile);
     }
     return;
   }
@@ -327,6 +337,14 @@ void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vecto
       }
     }
   }
+  // Idle-half tiles per column.
+  std::vector<int64_t> idle;
+  if (halves) {
+    idle.assign(static_cast<size_t>(columns), 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (const int64_t* c = tiling.idle_half_begin(r); c != tiling.idle_half_end(r); ++c)
+        ++idle[static_cast<size_t>(*c)];
+  }
   // A pairing grid's columns: their first and last q-tile rows (each column painted once per direction).
   std::vector<int32_t> first, last;
   if (pairs_documents(p.scheduler)) {
@@ -340,6 +358,7 @@ void for_each_outer_tile(const KernelParams& p, bool by_column, const std::vecto
     q += partial[static_cast<size_t>(c)];
     sl += slices[static_cast<size_t>(c)];
     OuterTile tile{t + q, q, sl};
+    if (halves) tile.idle_half = idle[static_cast<size_t>(c)];
     if (!first.empty()) {
       tile.first_inner = first[static_cast<size_t>(c)];
       tile.last_inner = last[static_cast<size_t>(c)];
@@ -511,23 +530,24 @@ class SliceHeadTiles {
     for (const Slice& s : given) area_ += static_cast<double>(s.area());
     if (p.whole_sequence_band) visited_ = whole_sequence_band_slices(given, seqlen_q, seqlen_k);
     if (p.ragged_sequences) sequences_ = ragged_sequences(list(), seqlen_q, seqlen_k);
+    const auto add_tiling = [&](const std::vector<Slice>& slices, int64_t sq, int64_t sk) {
+      tilings_.emplace_back(slices, sq, sk, p.tile, /*with_row_slices=*/false, p.has_idle_halves());
+      full_ += tilings_.back().counts().full;
+      partial_ += tilings_.back().counts().partial;
+      idle_half_ += tilings_.back().counts().idle_half;
+    };
     if (!sequences_.empty()) {
       // A ragged batch: each sequence tiled from its own first token, in order.
-      for (const RaggedSequence& s : sequences_) {
-        tilings_.emplace_back(s.slices, s.length, s.length, p.tile);
-        full_ += tilings_.back().counts().full;
-        partial_ += tilings_.back().counts().partial;
-      }
+      for (const RaggedSequence& s : sequences_) add_tiling(s.slices, s.length, s.length);
     } else if (!given.empty()) {
-      tilings_.emplace_back(list(), seqlen_q, seqlen_k, p.tile);
-      full_ = tilings_.back().counts().full;
-      partial_ = tilings_.back().counts().partial;
+      add_tiling(list(), seqlen_q, seqlen_k);
     }
   }
   double area() const { return area_; }
   bool empty() const { return given_.empty(); }
   int64_t full() const { return full_; }
   int64_t partial() const { return partial_; }
+  int64_t idle_half() const { return idle_half_; }
   template <class Visit>
   void for_each_outer(Visit&& visit) const { for_each_tiling(is_column_item(params_.work_item), visit); }
   /// The q-tile rows, for the dQ items of KernelWorkItem::kKColumnPerKvHeadAndQRowPerHead.
@@ -553,7 +573,7 @@ class SliceHeadTiles {
   const KernelParams& params_;
   double table_width_;  ///< < 0: boundary tiles test the slices meeting their q-tile row
   double area_ = 0;
-  int64_t full_ = 0, partial_ = 0;
+  int64_t full_ = 0, partial_ = 0, idle_half_ = 0;
   std::vector<MaskTiling> tilings_;  ///< one per sequence (or one for the call)
 };
 
@@ -564,19 +584,21 @@ class CountedHeadTiles {
     for (size_t n = 0; n < c.tiles.size(); ++n) {
       touched_ += c.tiles[n];
       if (!c.partial.empty()) partial_ += c.partial[n];
+      if (!c.idle_half.empty()) idle_half_ += c.idle_half[n];
     }
   }
   double area() const { return c_.area; }
   bool empty() const { return touched_ == 0; }
   int64_t full() const { return touched_ - partial_; }
   int64_t partial() const { return partial_; }
+  int64_t idle_half() const { return idle_half_; }
   template <class Visit>
   void for_each_outer(Visit&& visit) const {
     const bool spans = c_.first_inner.size() == c_.tiles.size() && c_.last_inner.size() == c_.tiles.size();
     for (size_t n = 0; n < c_.tiles.size(); ++n)
       visit(OuterTile{c_.tiles[n], c_.partial.empty() ? 0 : c_.partial[n],
                       c_.partial_slices.empty() ? 0.0 : c_.partial_slices[n], spans ? c_.first_inner[n] : -1,
-                      spans ? c_.last_inner[n] : -1});
+                      spans ? c_.last_inner[n] : -1, c_.idle_half.empty() ? 0 : c_.idle_half[n]});
   }
   /// Counts hold one kind of outer tile only: a kernel with both kinds never gets here (tile_counts_determine_cost).
   template <class Visit>
@@ -588,6 +610,7 @@ class CountedHeadTiles {
   const OuterTileCounts& c_;
   int64_t touched_ = 0;
   int64_t partial_ = 0;
+  int64_t idle_half_ = 0;
 };
 }  // namespace
 
@@ -625,7 +648,8 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
   for (const OuterTileCounts& c : per_mask)
     LCAB_CHECK(static_cast<int64_t>(c.tiles.size()) == outer &&
                    (c.partial.empty() || c.partial.size() == c.tiles.size()) &&
-                   (c.partial_slices.empty() || c.partial_slices.size() == c.tiles.size()),
+                   (c.partial_slices.empty() || c.partial_slices.size() == c.tiles.size()) &&
+                   (c.idle_half.empty() || c.idle_half.size() == c.tiles.size()),
                "tile counts need one entry per outer tile of the call: " << outer << ", got " << c.tiles.size());
   if (params_.slice_us && params_.slice_us->value > 0) {
     // Boundary tiles pay per slice of their q-tile row: counts without partial_slices are exact only without
@@ -636,6 +660,17 @@ KernelCost KernelCostModel::cost_from_tiles(std::span<const OuterTileCounts> per
           LCAB_CHECK(partial == 0, "kernel " << params_.impl << " " << params_.pass
                                              << " charges boundary tiles per slice (slice_us): tile counts with "
                                                 "boundary tiles need their partial_slices or cost() on the slices");
+  }
+  if (params_.has_idle_halves()) {
+    // Boundary tiles with an idle key half cost their own: counts without idle_half are exact only without
+    // boundary tiles.
+    for (const OuterTileCounts& c : per_mask)
+      if (c.idle_half.empty())
+        for (int64_t partial : c.partial)
+          LCAB_CHECK(partial == 0, "kernel " << params_.impl << " " << params_.pass
+                                             << " charges boundary tiles with an idle key half (idle_half_tile_us): "
+                                                "tile counts with boundary tiles need their idle_half or cost() on "
+                                                "the slices");
   }
   bool unmasked = true;
   for (const OuterTileCounts& c : per_mask)
@@ -736,6 +771,7 @@ KernelCost KernelCostModel::cost_of_masks(int64_t masks, int64_t seqlen_q, int64
     } else {
       result.full_tiles += head.full() * heads_per_mask * shape.batch;
       result.partial_tiles += head.partial() * heads_per_mask * shape.batch;
+      result.idle_half_tiles += head.idle_half() * heads_per_mask * shape.batch;
       append_outer_costs(params_, main_costs, for_each_column, grid, heads_in_item, per_mask_runs, scratch.outer,
                          keyed ? &grid_items.items : nullptr);
       if (dq_rows) {

@@ -5,6 +5,8 @@
 // kernels), one k-tile column of one q head (FlashAttention backward), or one k-tile column of one kv head with
 // the GQA group's g = Hq / Hk q heads in series (lcab_flash backward); per batch element. It costs
 //     cost(item) = (full(item) * full_tile_us + partial(item) * partial_tile_us + row_us) * (g or 1)
+// (a kernel with idle key halves, KernelParams::idle_half_tile_us, charges its boundary tiles with one idle half
+// idle_half_tile_us instead of partial_tile_us)
 // on one execution slot (slots = SMs x CTAs per SM). Items are handed to slots as the kernel schedules them
 // (KernelScheduler: a persistent longest-first work list, or a grid launch in waves), so wave quantization and
 // imbalance emerge from the slot loads; the call takes
@@ -57,6 +59,8 @@ struct KernelCost {
   int64_t work_items = 0;   ///< q-tile rows x heads x batch handed to slots
   int64_t full_tiles = 0;   ///< over all heads and batch
   int64_t partial_tiles = 0;
+  int64_t idle_half_tiles = 0;  ///< of the partial tiles, those with an idle key half (KernelParams::idle_half_tile_us;
+                                ///< counted only for a kernel that has them)
   double pairs = 0;         ///< unmasked (q, k) pairs over all q heads and batch
   double flops = 0;         ///< FlashAttention convention: fwd 4 * pairs * D, bwd 2.5x
   int64_t peak_mem_bytes = 0;
@@ -82,6 +86,10 @@ struct OuterTileCounts {
   /// may give first_inner = last_inner there.
   std::vector<int32_t> first_inner{};
   std::vector<int32_t> last_inner{};
+  /// Per outer tile, its boundary tiles with an idle key half (KernelParams::idle_half_tile_us: 2 x touched tiles
+  /// less touched tiles of half the keys); empty: none counted (then counts with partial tiles are refused where
+  /// the model has idle halves).
+  std::vector<int64_t> idle_half{};
 };
 
 /// What a caller reads of a KernelCost: all of it, or only time_us and flops (and the counts: work items, tiles,

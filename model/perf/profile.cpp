@@ -267,6 +267,12 @@ void validate_profile(const HardwareProfile& p) {
     if (k.host_floor_us) check_non_negative(*k.host_floor_us, label + " host_floor_us");
     if (k.dq_tile_fraction) check_non_negative(*k.dq_tile_fraction, label + " dq_tile_fraction");
     if (k.unmasked_tile_us) check_non_negative(*k.unmasked_tile_us, label + " unmasked_tile_us");
+    if (k.idle_half_tile_us) {
+      check_non_negative(*k.idle_half_tile_us, label + " idle_half_tile_us");
+      LCAB_CHECK(k.tile.k % 2 == 0, "profile: " << label
+                                                << ": idle_half_tile_us needs an even tile_k (two key halves), got "
+                                                << k.tile.k);
+    }
     if (k.register_slices) check_non_negative(*k.register_slices, label + " register_slices");
     if (k.spilled_slice_us) check_non_negative(*k.spilled_slice_us, label + " spilled_slice_us");
     LCAB_CHECK(k.register_slices.has_value() == k.spilled_slice_us.has_value(),
@@ -345,6 +351,7 @@ json to_json(const HardwareProfile& p) {
     if (k.host_floor_us) kernels.back()["host_floor_us"] = write_sourced(*k.host_floor_us);
     if (k.dq_tile_fraction) kernels.back()["dq_tile_fraction"] = write_sourced(*k.dq_tile_fraction);
     if (k.unmasked_tile_us) kernels.back()["unmasked_tile_us"] = write_sourced(*k.unmasked_tile_us);
+    if (k.idle_half_tile_us) kernels.back()["idle_half_tile_us"] = write_sourced(*k.idle_half_tile_us);
     if (k.slices_by_table_width) kernels.back()["slices_by_table_width"] = true;
     if (k.register_slices) kernels.back()["register_slices"] = write_sourced(*k.register_slices);
     if (k.spilled_slice_us) kernels.back()["spilled_slice_us"] = write_sourced(*k.spilled_slice_us);
@@ -433,6 +440,7 @@ HardwareProfile profile_from_json(const json& j) {
                                 std::pair{"host_floor_us", &KernelParams::host_floor_us},
                                 std::pair{"dq_tile_fraction", &KernelParams::dq_tile_fraction},
                                 std::pair{"unmasked_tile_us", &KernelParams::unmasked_tile_us},
+                                std::pair{"idle_half_tile_us", &KernelParams::idle_half_tile_us},
                                 std::pair{"register_slices", &KernelParams::register_slices},
                                 std::pair{"spilled_slice_us", &KernelParams::spilled_slice_us}})
       if (e.contains(name)) k.*member = read_sourced(e, path, name);

@@ -20,7 +20,7 @@
 //                 "slice_us", "kv_tile_us", "whole_sequence_band", "kv_expand_bytes_per_element",
 //                 "sustained_slowdown", "sustained_rate_per_us", "host_floor_us", "dq_tile_fraction",
 //                 "unmasked_tile_us", "slices_by_table_width", "register_slices", "spilled_slice_us",
-//                 "ragged_sequences" (optional: terms of kernels that have them),
+//                 "ragged_sequences", "idle_half_tile_us" (optional: terms of kernels that have them),
 //                 "fit"}, ...],
 //    "collectives": [{"op", "link", "latency_us", "bytes_per_s", "ll_latency_us" (optional),
 //                     "ll_bytes_per_s" (optional), "small_group_us_per_byte" (optional), "fit"}, ...]}
@@ -213,6 +213,16 @@ struct KernelParams {
   std::optional<Sourced> register_slices;
   std::optional<Sourced> spilled_slice_us;
   bool has_slice_spills() const { return slices_by_table_width && register_slices && spilled_slice_us; }
+  /// idle_half_tile_us: what a boundary tile costs, instead of partial_tile_us, when one of its two key halves
+  /// (tile.k / 2 keys each) meets no query of its q tile; >= 0, tile.k even. lcab_flash's Hopper backward gives each
+  /// consumer warpgroup one key half of a 128-key tile and skips the products of an idle half
+  /// (kernels/flash_work.h backward_idle_halves_built): the diagonal's tile of a causal block whose q tile ends in
+  /// the first half of its keys, a window's far edge. Counted per tile as 2 x touched tiles - touched half tiles
+  /// (the tiling with tile.k / 2 keys), so every tile counter gives it from touched counts alone. Where a list is
+  /// masked by run masks the kernel marks idle halves per visit of a tile instead (hd 64's block-sparse lists):
+  /// the model counts them per tile. Absent: idle halves cost partial_tile_us.
+  std::optional<Sourced> idle_half_tile_us;
+  bool has_idle_halves() const { return idle_half_tile_us.has_value(); }
   bool has_sustained_clocks() const { return sustained_slowdown && sustained_rate_per_us; }
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
 };

@@ -490,19 +490,57 @@ TEST(FlashWork, BackwardPairsOnlyWhereTheLaunchStaysBalanced) {
 // (perf::backward_launch serves both): with every tile costing its key (4 per full tile, 5 per boundary tile, per q
 // head of the GQA group) and no other term, the model's busiest slot is the kernel's grid dispatched in order with
 // the keys as durations, times the group. The model scheduling the unpaired launch instead misses it where the pairs change the balance.
-TEST(FlashWork, TheCostModelSchedulesTheKernelsLaunchPairsIncluded) {
-  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);
+/// A cost model entry for lcab_flash's Hopper backward with round tile costs, its tiles costing their work list key
+/// (4 per full tile, 5 per boundary tile), no per-item or per-call time.
+perf::KernelParams backward_model_params(TileShape shape, perf::KernelScheduler scheduler) {
   perf::KernelParams p;
   p.impl = "lcab_flash";
   p.pass = "bwd";
   p.tile = shape;
-  p.scheduler = perf::KernelScheduler::kGridPairedDocuments;
+  p.scheduler = scheduler;
   p.work_item = perf::KernelWorkItem::kKColumnPerKvHead;
   p.ctas_per_sm = {1, "test"};
   p.full_tile_us = {4, "test: a full tile's key"};
   p.partial_tile_us = {5, "test: a boundary tile's key"};
   p.row_us = {0, "test"};
   p.launch_us = {0, "test"};
+  return p;
+}
+
+TEST(FlashWork, TheCostModelCountsTheIdleHalvesTheBackwardListMarks) {
+  // perf::KernelParams::idle_half_tile_us charges the tiles that the slice-walking list marks with an idle key half
+  // (hd 128 and hd 64, backward_idle_halves_built): the model counts them from two tilings, the list from the
+  // slices; the two must agree tile for tile in total, per kv-head mask, odd lengths included.
+  for (const int64_t hd : {int64_t{128}, int64_t{64}}) {
+    const TileShape shape = flash_tile_shape(hd, DType::kBf16, Pass::kBackward);
+    ASSERT_TRUE(backward_idle_halves_built(hd, BackwardMasking::kSlices));
+    perf::KernelParams p = backward_model_params(shape, perf::KernelScheduler::kGridLongItemsFirst);
+    p.head_dim = static_cast<int>(hd);
+    p.idle_half_tile_us = {3, "test: a boundary tile with an idle key half"};
+    int64_t seen = 0;
+    for (const auto& [spec, seqlen] : {std::pair{"causal", 3000}, {"sliding_window_causal:window=1024", 8192},
+                                       {"sliding_window_causal:window=300", 2500}, {"causal_document", 8192},
+                                       {"share_question", 4000}, {"prefix_lm_document", 5000},
+                                       {"variable_block_sparse", 4096}, {"full", 1000}}) {
+      const Mask mask = make_mask(spec, seqlen, 2);
+      const AttentionProblem problem = make_problem(mask, 1, 8, 2, hd, DType::kBf16);
+      const FlashPassWork w = build_backward_work(problem, shape, 132, true, BackwardMasking::kSlices, true);
+      int64_t marked = 0;
+      for (const DeviceRun& run : w.runs) marked += ((run.end_and_partial >> kIdleHalfShift) & 3) != 0 ? 1 : 0;
+      const perf::AttentionShape heads{1, 8, 2, hd, 2};
+      const perf::KernelCost cost = perf::KernelCostModel(p, 132).cost(mask, heads);
+      // The model counts per q head (the list per kv-head mask, its CTAs looping over the group's 4 q heads).
+      const int64_t lists = mask.num_head_masks();
+      EXPECT_EQ(cost.idle_half_tiles, marked * (8 / lists)) << spec << " hd " << hd;
+      seen += marked;
+    }
+    EXPECT_GT(seen, 100) << "hd " << hd;
+  }
+}
+
+TEST(FlashWork, TheCostModelSchedulesTheKernelsLaunchPairsIncluded) {
+  const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);
+  const perf::KernelParams p = backward_model_params(shape, perf::KernelScheduler::kGridPairedDocuments);
   perf::KernelParams unpaired = p;
   unpaired.scheduler = perf::KernelScheduler::kGridLongItemsFirst;
   const perf::AttentionShape heads{1, 64, 8, 128, 2};

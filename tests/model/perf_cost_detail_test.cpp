@@ -28,6 +28,7 @@ std::vector<OuterTileCounts> random_counts(std::mt19937_64& rng, int64_t masks, 
         const int64_t p = t > 0 ? static_cast<int64_t>(rng() % static_cast<uint64_t>(t + 1)) : 0;
         c.partial.push_back(p);
         c.partial_slices.push_back(static_cast<double>(p * static_cast<int64_t>(1 + rng() % 3)));
+        c.idle_half.push_back(p > 0 ? static_cast<int64_t>(rng() % static_cast<uint64_t>(p + 1)) : 0);
       }
       touched += t;
     }
@@ -42,6 +43,7 @@ void expect_same_time_and_flops(const KernelCost& a, const KernelCost& b, const 
   EXPECT_EQ(a.pairs, b.pairs) << what;
   EXPECT_EQ(a.full_tiles, b.full_tiles) << what;
   EXPECT_EQ(a.partial_tiles, b.partial_tiles) << what;
+  EXPECT_EQ(a.idle_half_tiles, b.idle_half_tiles) << what;
   EXPECT_EQ(a.work_items, b.work_items) << what;
   EXPECT_EQ(a.slots.makespan_us, b.slots.makespan_us) << what;
   EXPECT_EQ(a.launch_us, b.launch_us) << what;

@@ -16,6 +16,11 @@ namespace {
 
 const HardwareProfile& h100() { return builtin_profile("h100_sxm"); }
 KernelParams params_of(const std::string& pass) { return h100().kernel("lcab_flash", pass, 128, "bf16"); }
+/// The same with idle key halves charged apart (KernelParams::idle_half_tile_us), at a cost no other tile has.
+KernelParams with_idle_halves(KernelParams p) {
+  p.idle_half_tile_us = Sourced{0.77 * p.full_tile_us.value, "test"};
+  return p;
+}
 
 void expect_same_cost(const KernelCost& a, const KernelCost& b, const std::string& what) {
   EXPECT_EQ(a.time_us, b.time_us) << what;
@@ -23,6 +28,7 @@ void expect_same_cost(const KernelCost& a, const KernelCost& b, const std::strin
   EXPECT_EQ(a.pairs, b.pairs) << what;
   EXPECT_EQ(a.full_tiles, b.full_tiles) << what;
   EXPECT_EQ(a.partial_tiles, b.partial_tiles) << what;
+  EXPECT_EQ(a.idle_half_tiles, b.idle_half_tiles) << what;
   EXPECT_EQ(a.work_items, b.work_items) << what;
   EXPECT_EQ(a.slots.makespan_us, b.slots.makespan_us) << what;
   EXPECT_EQ(a.slots.busy_total_us, b.slots.busy_total_us) << what;
@@ -111,6 +117,10 @@ TEST(PerfFullSliceTiles, CostFromCountsEqualsCostOfSlices) {
   KernelParams paired = params_of("bwd");  // needs each column's first and last q tile (FirstPainter over the bands)
   paired.scheduler = KernelScheduler::kGridPairedDocuments;
   variants.push_back(paired);
+  // Idle key halves: counted from the bands of half the k tile, per column and per row.
+  variants.push_back(with_idle_halves(params_of("bwd")));
+  variants.push_back(with_idle_halves(params_of("fwd")));
+  variants.push_back(with_idle_halves(paired));
 
   FullSliceTiler tiler;
   std::mt19937_64 rng(11);
@@ -156,6 +166,8 @@ TEST(PerfFullSliceTiles, BothModelsInOneCallEqualEachAlone) {
   KernelParams wide_k = params_of("bwd");
   wide_k.tile.k = 64;
   const KernelCostModel fwd(h100(), params_of("fwd")), bwd(h100(), params_of("bwd")), bwd_k64(h100(), wide_k);
+  // Idle halves make bands of half the k tile after the model's own: the next model's bands are made again.
+  const KernelCostModel bwd_idle(h100(), with_idle_halves(params_of("bwd")));
   ASSERT_EQ(fwd.params().tile.k, bwd.params().tile.k);
   const Mask vbs = make_mask("variable_block_sparse:density=0.3,seed=5", 32768, 4);
   std::mt19937_64 rng(21);
@@ -166,7 +178,8 @@ TEST(PerfFullSliceTiles, BothModelsInOneCallEqualEachAlone) {
     std::vector<std::vector<Slice>> parts;
     for (int h = 0; h < vbs.num_head_masks(); ++h) parts.push_back(window(vbs.slices(h), q0, q1, k0, k1));
     for (const std::array<const KernelCostModel*, 2>& models : std::vector<std::array<const KernelCostModel*, 2>>{
-             {&fwd, &bwd}, {&fwd, &bwd_k64}, {nullptr, &bwd}, {&fwd, nullptr}}) {
+             {&fwd, &bwd}, {&fwd, &bwd_k64}, {nullptr, &bwd}, {&fwd, nullptr}, {&bwd_idle, &bwd},
+             {&fwd, &bwd_idle}}) {
       FullSliceTiler together, alone;
       std::array<std::vector<OuterTileCounts>, 2> both;
       together.count(parts, q1 - q0, k1 - k0, models, both);
@@ -182,6 +195,7 @@ TEST(PerfFullSliceTiles, BothModelsInOneCallEqualEachAlone) {
           EXPECT_EQ(both[m][n].tiles, each[n].tiles) << trial << " model " << m << " list " << n;
           EXPECT_EQ(both[m][n].partial, each[n].partial) << trial;
           EXPECT_EQ(both[m][n].partial_slices, each[n].partial_slices) << trial;
+          EXPECT_EQ(both[m][n].idle_half, each[n].idle_half) << trial;
           EXPECT_EQ(both[m][n].area, each[n].area) << trial;
           ++compared;
         }

@@ -257,7 +257,8 @@ TEST(PerfGridItems, CostFromTilesEqualsCostWithCallLevelTerms) {
 }
 
 // Counts carry no slices: a kernel whose cost reads slices beyond their tiling refuses them. cuDNN's whole-sequence
-// band widens the slices before tiling; per-slice boundary masking (slice_us) needs each boundary tile's slices.
+// band widens the slices before tiling; per-slice boundary masking (slice_us) needs each boundary tile's slices, and
+// idle key halves (idle_half_tile_us) each boundary tile's idle halves.
 TEST(PerfGridItems, CostFromTilesRefusesCountsThatCannotDetermineTheCost) {
   const AttentionShape shape{1, 8, 8, 128, 2};
   OuterTileCounts aligned{{2, 1}, {}, 128.0 * 384, {}};  // two 128-key columns, no boundary tiles
@@ -270,6 +271,15 @@ TEST(PerfGridItems, CostFromTilesRefusesCountsThatCannotDetermineTheCost) {
   EXPECT_GT(sliced.cost_from_tiles(std::span(&aligned, 1), 128, 256, shape).time_us, 0);
   EXPECT_THROW(sliced.cost_from_tiles(std::span(&with_boundary, 1), 128, 256, shape), lcab::Error);
   p.slice_us.reset();
+  // Boundary tiles with an idle key half cost their own (idle_half_tile_us): counts must say how many there are.
+  p.idle_half_tile_us = Sourced{1.0, "test"};
+  EXPECT_THROW(KernelCostModel(p, 132, 3.35e12).cost_from_tiles(std::span(&with_boundary, 1), 128, 256, shape),
+               lcab::Error);
+  OuterTileCounts with_halves = with_boundary;
+  with_halves.idle_half = {1, 0};
+  EXPECT_NO_THROW(KernelCostModel(p, 132, 3.35e12).cost_from_tiles(std::span(&with_halves, 1), 128, 256, shape));
+  EXPECT_GT(KernelCostModel(p, 132, 3.35e12).cost_from_tiles(std::span(&aligned, 1), 128, 256, shape).time_us, 0);
+  p.idle_half_tile_us.reset();
   EXPECT_NO_THROW(KernelCostModel(p, 132, 3.35e12).cost_from_tiles(std::span(&with_boundary, 1), 128, 256, shape));
   p.whole_sequence_band = true;
   const KernelCostModel band(p, 132, 3.35e12);

@@ -423,6 +423,78 @@ TEST(PerfKernelCost, BoundaryTilesPayForEverySliceOfTheirRow) {
                    KernelCostModel(simple_kernel(), 4).cost(full, heads_shape(1, 1)).time_us);
 }
 
+// Tiles of `slices` (Sq x Sk, tiles Bq x Bk) with exactly one key half (Bk / 2 keys, the second possibly past Sk)
+// holding no unmasked cell, by testing every cell: what the model counts from the touched tiles of two tilings.
+int64_t idle_half_tiles_by_cells(const std::vector<Slice>& slices, int64_t sq, int64_t sk, TileShape tile) {
+  int64_t idle = 0;
+  for (int64_t q0 = 0; q0 < sq; q0 += tile.q)
+    for (int64_t k0 = 0; k0 < sk; k0 += tile.k) {
+      int touched_halves = 0;
+      for (int h = 0; h < 2; ++h) {
+        bool touched = false;
+        for (int64_t q = q0; q < std::min(sq, q0 + tile.q) && !touched; ++q)
+          for (int64_t k = k0 + h * tile.k / 2; k < std::min(sk, k0 + (h + 1) * tile.k / 2) && !touched; ++k)
+            for (const Slice& s : slices) touched = touched || s.contains(q, k);
+        touched_halves += touched ? 1 : 0;
+      }
+      idle += touched_halves == 1 ? 1 : 0;
+    }
+  return idle;
+}
+
+TEST(PerfKernelCost, IdleKeyHalvesAreCountedAsTheCellsHaveThemAndChargedTheirOwnCost) {
+  // One slot (1 SM), no passes: the call is the sum of its items, so moving idle_half_tile_us away from
+  // partial_tile_us moves the time by the idle-half tiles times the difference, and nothing else.
+  KernelParams plain = simple_kernel("bwd", KernelScheduler::kGridWaves);
+  plain.tile = {64, 128};
+  plain.work_item = KernelWorkItem::kKColumnPerKvHead;
+  KernelParams idle = plain;
+  idle.idle_half_tile_us = Sourced{0.75, "test"};  // against partial_tile_us = 2
+  KernelParams same = plain;
+  same.idle_half_tile_us = plain.partial_tile_us;
+  struct Case {
+    std::string spec;
+    int64_t seqlen;
+  };
+  int64_t idle_seen = 0;
+  for (const Case& c : std::vector<Case>{{"causal", 1000},
+                                         {"causal", 1024},
+                                         {"sliding_window_causal:window=200", 1111},
+                                         {"causal_document:seed=3", 2048},
+                                         {"sliding_window:window=150", 700},
+                                         {"share_question:seed=1", 1500},
+                                         {"prefix_lm_causal", 999},
+                                         {"full", 900}}) {
+    const Mask mask = make_mask(c.spec, c.seqlen);
+    const std::vector<std::vector<Slice>> lists = {mask.slices(0)};
+    const AttentionShape shape = heads_shape(1, 1);
+    const KernelCost base = KernelCostModel(plain, 1).cost(lists, c.seqlen, c.seqlen, shape);
+    const KernelCost with = KernelCostModel(idle, 1).cost(lists, c.seqlen, c.seqlen, shape);
+    const int64_t expected = idle_half_tiles_by_cells(mask.slices(0), c.seqlen, c.seqlen, plain.tile);
+    EXPECT_EQ(with.idle_half_tiles, expected) << c.spec << " " << c.seqlen;
+    EXPECT_EQ(base.idle_half_tiles, 0) << "a kernel without idle halves does not count them";
+    EXPECT_LE(with.idle_half_tiles, with.partial_tiles);
+    EXPECT_NEAR(with.time_us, base.time_us - static_cast<double>(expected) * (2.0 - 0.75), 1e-9 * base.time_us)
+        << c.spec;
+    EXPECT_NEAR(KernelCostModel(same, 1).cost(lists, c.seqlen, c.seqlen, shape).time_us, base.time_us,
+                1e-12 * base.time_us);
+    // As q-row items (a forward's): the same tiles.
+    KernelParams rows = idle;
+    rows.work_item = KernelWorkItem::kQRowPerHead;
+    EXPECT_EQ(KernelCostModel(rows, 1).cost(lists, c.seqlen, c.seqlen, shape).idle_half_tiles, expected) << c.spec;
+    idle_seen += expected;
+  }
+  EXPECT_GT(idle_seen, 20) << "the cases must have idle halves to test";
+  // Counts without idle_half cannot cost boundary tiles for such a kernel.
+  OuterTileCounts counts;
+  counts.tiles = {2};
+  counts.partial = {1};
+  counts.area = 64 * 100;
+  EXPECT_THROW(KernelCostModel(idle, 1).cost_from_tiles({&counts, 1}, 128, 128, heads_shape(1, 1)), Error);
+  counts.idle_half = {1};
+  EXPECT_NO_THROW(KernelCostModel(idle, 1).cost_from_tiles({&counts, 1}, 128, 128, heads_shape(1, 1)));
+}
+
 TEST(PerfKernelCost, FlexBoundaryTilesTestEveryIntervalOfTheMaskTable) {
   // q-tile row 0 (rows 0..127) is covered by four FULL slices of 32 keys (one boundary tile); row 1 (rows 128..255)
   // by one CAUSAL slice over keys 128..255 (one boundary tile, the diagonal). The mask table is 4 intervals wide:
