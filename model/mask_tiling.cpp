@@ -144,24 +144,19 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
       emit(cursor, end, true);
     }
     if (with_idle_halves) {
-      // A merged run [b, e) of touched half tiles leaves the other half of its first tile untouched when b is odd
-      // and of its last tile when e is odd (runs that meet are merged, so no other run touches those halves), and
-      // every other tile it meets whole.
+      // The row's touched half tiles merged into runs, each giving the tiles it leaves one half of.
       if (!std::is_sorted(touched_halves.begin(), touched_halves.end(), by_begin))
         std::sort(touched_halves.begin(), touched_halves.end(), by_begin);
-      const auto close = [&](int64_t b, int64_t e) {
-        if (b % 2 == 1) idle_tiles_.push_back(b / 2);
-        if (e % 2 == 1) idle_tiles_.push_back(e / 2);  // a later tile than b / 2's: e >= b + 2 when both are odd
-      };
+      const size_t row_first = idle_tiles_.size();
       for (size_t t = 0; t < touched_halves.size();) {
         const int64_t b = touched_halves[t].begin;
         int64_t e = touched_halves[t].end;
         for (++t; t < touched_halves.size() && touched_halves[t].begin <= e; ++t)
           e = std::max(e, touched_halves[t].end);
-        close(b, e);
+        append_idle_half_tiles(b, e, idle_tiles_);
       }
       idle_offsets_.push_back(static_cast<int64_t>(idle_tiles_.size()));
-      counts_.idle_half += idle_offsets_.back() - idle_offsets_[idle_offsets_.size() - 2];
+      counts_.idle_half += static_cast<int64_t>(idle_tiles_.size() - row_first);
     }
     row_offsets_.push_back(static_cast<int64_t>(runs_.size()));
     row_touched_.push_back(row_total);

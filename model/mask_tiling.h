@@ -93,6 +93,15 @@ class MaskTiling {
   TileCounts counts_;
 };
 
+/// The tiles with one idle key half that a merged run [begin, end) of a row's touched half tiles (tile.k / 2 keys
+/// each, runs that meet merged) contributes, appended to `out` in ascending order: tile begin / 2 when begin is odd
+/// (its first half is untouched) and tile end / 2 when end is odd (its second half is); every other tile the run
+/// meets is touched in both halves. MaskTiling's with_idle_halves and perf::FullSliceTiler both count so.
+inline void append_idle_half_tiles(int64_t begin, int64_t end, std::vector<int64_t>& out) {
+  if (begin % 2 == 1) out.push_back(begin / 2);
+  if (end % 2 == 1) out.push_back(end / 2);  // a later tile than begin / 2's: end >= begin + 2 when both are odd
+}
+
 /// Tile counts of a whole mask: summed over head masks for per-kv-head masks (so that, like FLOPs, they are
 /// per "mask instance"; divide by num_head_masks() for a per-head mean).
 TileCounts count_tiles(const Mask& mask, TileShape shape);

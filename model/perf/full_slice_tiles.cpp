@@ -4,6 +4,7 @@
 #include <array>
 
 #include "model/error.h"
+#include "model/mask_tiling.h"
 
 namespace lcab::perf {
 namespace {
@@ -222,8 +223,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
     const int64_t tiles = merge_union(lists_, sizes_, merged);
     return {merged.data(), merged.size(), tiles};
   };
-  // The group's tiles with one idle half, from the union of its bands' touched half tiles: a merged run [b, e)
-  // leaves the other half of tile b / 2 untouched when b is odd and of tile e / 2 when e is odd.
+  // The group's tiles with one idle half, from the union of its bands' touched half tiles (append_idle_half_tiles).
   const auto group_idle_tiles = [&](std::vector<int64_t>& idle) {
     idle.clear();
     lists_.clear();
@@ -240,10 +240,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
       runs = union_halves_.data();
       n = union_halves_.size();
     }
-    for (size_t i = 0; i < n; ++i) {
-      if (runs[i].begin % 2 == 1) idle.push_back(runs[i].begin / 2);
-      if (runs[i].end % 2 == 1) idle.push_back(runs[i].end / 2);
-    }
+    for (size_t i = 0; i < n; ++i) append_idle_half_tiles(runs[i].begin, runs[i].end, idle);
   };
 
   active_.clear();

@@ -77,7 +77,7 @@ class FullSliceTiler {
     uint32_t half_at, half_n;        // merged touched half tiles (tile.k / 2 keys) in half_pool_ (with halves)
   };
   /// What count_banded counts: the tile shape, the outer tiles (k-tile columns or q-tile rows), and the optional
-  /// counts (partial_slices, first_inner / last_inner).
+  /// counts (partial_slices, first_inner / last_inner, idle_half).
   struct Counting {
     TileShape tile;
     bool columns = false;

@@ -87,7 +87,7 @@ struct OuterTileCounts {
   std::vector<int32_t> first_inner{};
   std::vector<int32_t> last_inner{};
   /// Per outer tile, its boundary tiles with an idle key half (KernelParams::idle_half_tile_us: 2 x touched tiles
-  /// less touched tiles of half the keys); empty: none counted (then counts with partial tiles are refused where
+  /// less the touched tiles of the tiling with half the keys, append_idle_half_tiles); empty: none counted (then counts with partial tiles are refused where
   /// the model has idle halves).
   std::vector<int64_t> idle_half{};
 };

@@ -217,8 +217,9 @@ struct KernelParams {
   /// (tile.k / 2 keys each) meets no query of its q tile; >= 0, tile.k even. lcab_flash's Hopper backward gives each
   /// consumer warpgroup one key half of a 128-key tile and skips the products of an idle half
   /// (kernels/flash_work.h backward_idle_halves_built): the diagonal's tile of a causal block whose q tile ends in
-  /// the first half of its keys, a window's far edge. Counted per tile as 2 x touched tiles - touched half tiles
-  /// (the tiling with tile.k / 2 keys), so every tile counter gives it from touched counts alone. Where a list is
+  /// the first half of its keys, a window's far edge. Per outer tile that is 2 x touched tiles - the touched tiles
+  /// of the tiling with tile.k / 2 keys; the counters find them where a row's merged run of touched half tiles
+  /// starts or ends inside a tile (model/mask_tiling.h append_idle_half_tiles). Where a list is
   /// masked by run masks the kernel marks idle halves per visit of a tile instead (hd 64's block-sparse lists):
   /// the model counts them per tile. Absent: idle halves cost partial_tile_us.
   std::optional<Sourced> idle_half_tile_us;
