@@ -192,25 +192,6 @@ int32_t idle_key_halves(const DeviceRunMask& visit, TileShape shape) {
   return idle;
 }
 
-// Bit h set when no query of [q0, q1) sees a key of [k0 + 64 h, k0 + 64 h + 64) through one of `row_slices`
-// (indices into `slices`), for h = 0, 1: the halves of a 128-key tile that one consumer warpgroup of the Hopper
-// backward owns each.
-int32_t idle_key_halves(const std::vector<Slice>& slices, const std::vector<int32_t>& row_slices, int64_t q0,
-                        int64_t q1, int64_t k0) {
-  int32_t idle = 3;
-  for (int32_t n : row_slices) {
-    const Slice& s = slices[static_cast<size_t>(n)];
-    for (int64_t q = std::max(q0, s.q_begin); q < std::min(q1, s.q_end); ++q) {
-      const TokenRange keys = s.keys_of_row(q);
-      for (int h = 0; h < 2; ++h) {
-        if (std::max(keys.begin, k0 + 64 * h) < std::min(keys.end, k0 + 64 * h + 64)) idle &= ~(1 << h);
-      }
-      if (idle == 0) return 0;
-    }
-  }
-  return idle;
-}
-
 FlashPassWork start_work(const AttentionProblem& problem, TileShape shape) {
   problem.validate();
   FlashPassWork work;
@@ -335,31 +316,40 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
   std::vector<std::vector<perf::KTileSpan>> spans;  // per mask
   for (int32_t m = 0; m < work.num_masks; ++m) {
     const auto& slices = mask_slices(problem, m);
-    const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true);
-    // Transpose: per k tile, the q tiles (in increasing order) that touch it, with their full/partial flag.
+    // The slice-walking lists' idle key halves come from the tiling, from the same key ranges as its tiles (and
+    // the cost model's count of them, perf::KernelParams::idle_half_tile_us); run-mask lists mark theirs per visit.
+    const bool tiling_halves = idle_halves && masking == BackwardMasking::kSlices;
+    const MaskTiling tiling(slices, problem.seqlen_q, problem.seqlen_k, shape, /*with_row_slices=*/true,
+                            tiling_halves);
+    LCAB_CHECK(tiling.num_q_tile_rows() <= kRunEndMask, "lcab_flash's lists hold at most " << kRunEndMask
+                                                            << " q tiles, not " << tiling.num_q_tile_rows());
+    // Transpose: per k tile, the q tiles (in increasing order) that touch it, each with its full/partial flag and
+    // idle halves as a DeviceRun's end_and_partial holds them.
     std::vector<std::vector<int32_t>> column(static_cast<size_t>(work.outer_tiles));
     for (int64_t r = 0; r < tiling.num_q_tile_rows(); ++r) {
+      const int64_t* idle = tiling.idle_half_begin(r);
+      const uint8_t* idle_bits = tiling.idle_half_bits_begin(r);
       for (const TileRun* run = tiling.row_begin(r); run != tiling.row_end(r); ++run) {
         for (int64_t c = run->k_tile_begin; c < run->k_tile_end; ++c) {
           LCAB_CHECK(c < work.outer_tiles, "tiling produced k tile " << c << " beyond " << work.outer_tiles);
-          column[static_cast<size_t>(c)].push_back(to_i32(r) | (run->partial ? kPartialBit : 0));
+          int32_t entry = to_i32(r) | (run->partial ? kPartialBit : 0);
+          if (idle != tiling.idle_half_end(r) && *idle == c) {  // (ascending, every one a partial tile's)
+            entry |= static_cast<int32_t>(*idle_bits++) << kIdleHalfShift;
+            ++idle;
+          }
+          column[static_cast<size_t>(c)].push_back(entry);
         }
       }
+      LCAB_CHECK(idle == tiling.idle_half_end(r), "q tile row " << r << " has idle-half tiles outside its runs");
     }
     const size_t offsets_base = work.run_offsets.size() - 1;
     for (size_t k_tile = 0; k_tile < column.size(); ++k_tile) {
       const size_t first = work.runs.size();
       for (int32_t e : column[k_tile]) {
-        const int64_t q_tile = e & ~kPartialBit;
+        const int64_t q_tile = e & kRunEndMask;
         const bool partial = (e & kPartialBit) != 0;
         if (masking == BackwardMasking::kSlices) {
-          const int32_t idle =
-              idle_halves && partial
-                  ? idle_key_halves(slices, tiling.row_slices(q_tile), q_tile * shape.q,
-                                    std::min<int64_t>((q_tile + 1) * shape.q, problem.seqlen_q),
-                                    static_cast<int64_t>(k_tile) * shape.k)
-                  : 0;
-          push_run(work.runs, first, q_tile, q_tile + 1, partial, idle);
+          push_run(work.runs, first, q_tile, q_tile + 1, partial, (e >> kIdleHalfShift) & 3);
         } else if (!partial) {
           const size_t before = work.runs.size();
           push_run(work.runs, first, q_tile, q_tile + 1, false, 0);

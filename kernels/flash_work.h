@@ -133,8 +133,9 @@ FlashPassWork build_forward_work(const AttentionProblem& problem, TileShape shap
 /// more single-tile visits as in ForwardMasking::kRunMasks (two slices to a visit where their keys do not interleave).
 enum class BackwardMasking { kSlices, kRunMasks };
 
-/// `idle_halves` (the Hopper path): mark the partial tiles' halves that no query of the q tile sees (with kRunMasks:
-/// per visit, through the visit's slices) (DeviceRun), for 128-key tiles where backward_idle_halves_built.
+/// `idle_halves` (the Hopper path): mark the partial tiles' halves that no query of the q tile sees (DeviceRun), for
+/// 128-key tiles where backward_idle_halves_built: with kSlices the tiles MaskTiling's with_idle_halves finds (the
+/// tiles the cost model charges idle_half_tile_us), with kRunMasks per visit, through the visit's slices.
 FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape shape, int64_t slots,
                                   bool pair_documents = true, BackwardMasking masking = BackwardMasking::kSlices,
                                   bool idle_halves = false);

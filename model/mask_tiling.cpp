@@ -153,7 +153,7 @@ MaskTiling::MaskTiling(const std::vector<Slice>& slices, int64_t seqlen, int64_t
         int64_t e = touched_halves[t].end;
         for (++t; t < touched_halves.size() && touched_halves[t].begin <= e; ++t)
           e = std::max(e, touched_halves[t].end);
-        append_idle_half_tiles(b, e, idle_tiles_);
+        append_idle_half_tiles(b, e, idle_tiles_, &idle_bits_);
       }
       idle_offsets_.push_back(static_cast<int64_t>(idle_tiles_.size()));
       counts_.idle_half += static_cast<int64_t>(idle_tiles_.size() - row_first);

@@ -74,6 +74,12 @@ class MaskTiling {
   int64_t row_idle_half_tiles(int64_t r) const {
     return idle_offsets_.empty() ? 0 : idle_offsets_[r + 1] - idle_offsets_[r];
   }
+  /// Which half of each of row r's idle-half tiles is the idle one, in idle_half_begin's order: bit h (1 or 2) when
+  /// keys [h Bk / 2, (h + 1) Bk / 2) of the tile see none of the row's queries (the bits the kernels' work list
+  /// marks, kernels/flash_work.h kIdleHalfShift); none unless built with_idle_halves.
+  const uint8_t* idle_half_bits_begin(int64_t r) const {
+    return idle_offsets_.empty() ? nullptr : idle_bits_.data() + idle_offsets_[r];
+  }
   /// Slices (indices into the list given) intersecting row r; empty unless built with_row_slices.
   const std::vector<int32_t>& row_slices(int64_t r) const { return row_slices_[r]; }
   const std::vector<TileRun>& runs() const { return runs_; }
@@ -89,6 +95,7 @@ class MaskTiling {
   std::vector<int64_t> row_partial_;
   std::vector<std::vector<int32_t>> row_slices_;
   std::vector<int64_t> idle_tiles_;    ///< with_idle_halves: every row's idle-half k tiles, row after row
+  std::vector<uint8_t> idle_bits_;     ///< with_idle_halves: idle_tiles_' idle half, bit h for half h
   std::vector<int64_t> idle_offsets_;  ///< with_idle_halves: row r's are [idle_offsets_[r], idle_offsets_[r + 1])
   TileCounts counts_;
 };
@@ -97,9 +104,17 @@ class MaskTiling {
 /// each, runs that meet merged) contributes, appended to `out` in ascending order: tile begin / 2 when begin is odd
 /// (its first half is untouched) and tile end / 2 when end is odd (its second half is); every other tile the run
 /// meets is touched in both halves. MaskTiling's with_idle_halves and perf::FullSliceTiler both count so.
-inline void append_idle_half_tiles(int64_t begin, int64_t end, std::vector<int64_t>& out) {
-  if (begin % 2 == 1) out.push_back(begin / 2);
-  if (end % 2 == 1) out.push_back(end / 2);  // a later tile than begin / 2's: end >= begin + 2 when both are odd
+/// `idle_bits`, when given, gets each appended tile's idle half as bit h (1: the first half, 2: the second).
+inline void append_idle_half_tiles(int64_t begin, int64_t end, std::vector<int64_t>& out,
+                                   std::vector<uint8_t>* idle_bits = nullptr) {
+  if (begin % 2 == 1) {
+    out.push_back(begin / 2);
+    if (idle_bits) idle_bits->push_back(1);
+  }
+  if (end % 2 == 1) {  // a later tile than begin / 2's: end >= begin + 2 when both are odd
+    out.push_back(end / 2);
+    if (idle_bits) idle_bits->push_back(2);
+  }
 }
 
 /// Tile counts of a whole mask: summed over head masks for per-kv-head masks (so that, like FLOPs, they are

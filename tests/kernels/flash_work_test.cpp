@@ -163,43 +163,51 @@ TEST(FlashWork, BackwardListIsTheTransposeOfTheSameTiling) {
 }
 
 TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
-  // The Hopper backward's idle halves (DeviceRun, kIdleHalfShift): against the dense mask, a partial tile's half is
-  // marked exactly when none of the q tile's queries sees one of its 64 keys; the tiles are the unmarked list's.
+  // The Hopper backward's idle halves (DeviceRun, kIdleHalfShift), which the list takes from MaskTiling's
+  // with_idle_halves: against the dense mask, a partial tile's half is marked exactly when none of the q tile's
+  // queries sees one of its 64 keys; the tiles are the unmarked list's. Lengths off the tiles' grid, windows with
+  // edges inside a half, bidirectional windows, prefixes, and lists per kv head.
   const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
-  for (const char* spec : {"causal", "sliding_window_causal:window=300", "causal_document", "block_causal_document"}) {
+  for (const char* spec : {"causal", "sliding_window_causal:window=300", "causal_document", "block_causal_document",
+                           "sliding_window:window=200", "share_question", "prefix_lm_document", "prefix_lm_causal",
+                           "global_sliding_window", "causal_blockwise", "variable_block_sparse",
+                           "block_sparse:block=64"}) {
     constexpr int64_t kSeq = 2500;
-    const Mask mask = make_mask(spec, kSeq);
+    const Mask mask = make_mask(spec, kSeq, 2);
     const AttentionProblem p = make_problem(mask, 1, 8, 2, 128, DType::kBf16);
     const FlashPassWork plain = build_backward_work(p, shape, 132);
     const FlashPassWork marked = build_backward_work(p, shape, 132, true, BackwardMasking::kSlices, true);
     EXPECT_EQ(expand(marked, true), expand(plain, true)) << spec;
-    const std::vector<uint8_t> dense = mask.dense();
-    auto sees = [&](int64_t q_tile, int64_t k0) {
-      for (int64_t q = q_tile * 64; q < std::min(q_tile * 64 + 64, kSeq); ++q) {
-        for (int64_t k = k0; k < std::min(k0 + 64, kSeq); ++k) {
-          if (dense[static_cast<size_t>(q * kSeq + k)]) return true;
-        }
-      }
-      return false;
-    };
     int marked_halves = 0;
-    for (int32_t c = 0; c < marked.outer_tiles; ++c) {
-      for (int32_t n = marked.run_offsets[c]; n < marked.run_offsets[c + 1]; ++n) {
-        const DeviceRun& run = marked.runs[static_cast<size_t>(n)];
-        const int idle = (run.end_and_partial >> kIdleHalfShift) & 3;
-        if (run.end_and_partial >= 0) {
-          EXPECT_EQ(idle, 0) << spec << " full run of k tile " << c;
-          continue;
-        }
-        for (int32_t q_tile = run.begin; q_tile < (run.end_and_partial & kRunEndMask); ++q_tile) {
-          for (int h = 0; h < 2; ++h) {
-            EXPECT_EQ((idle >> h) & 1, sees(q_tile, 128 * c + 64 * h) ? 0 : 1)
-                << spec << " k tile " << c << " q tile " << q_tile << " half " << h;
+    for (int32_t m = 0; m < marked.num_masks; ++m) {
+      const std::vector<uint8_t> dense = mask.dense(m);
+      auto sees = [&](int64_t q_tile, int64_t k0) {
+        for (int64_t q = q_tile * 64; q < std::min(q_tile * 64 + 64, kSeq); ++q) {
+          for (int64_t k = k0; k < std::min(k0 + 64, kSeq); ++k) {
+            if (dense[static_cast<size_t>(q * kSeq + k)]) return true;
           }
         }
-        if (idle != 0) {
-          EXPECT_EQ((run.end_and_partial & kRunEndMask) - run.begin, 1) << spec << " a marked run is one tile";
-          marked_halves += (idle & 1) + (idle >> 1);
+        return false;
+      };
+      for (int32_t c = 0; c < marked.outer_tiles; ++c) {
+        const int32_t outer = m * marked.outer_tiles + c;
+        for (int32_t n = marked.run_offsets[outer]; n < marked.run_offsets[outer + 1]; ++n) {
+          const DeviceRun& run = marked.runs[static_cast<size_t>(n)];
+          const int idle = (run.end_and_partial >> kIdleHalfShift) & 3;
+          if (run.end_and_partial >= 0) {
+            EXPECT_EQ(idle, 0) << spec << " full run of k tile " << c;
+            continue;
+          }
+          for (int32_t q_tile = run.begin; q_tile < (run.end_and_partial & kRunEndMask); ++q_tile) {
+            for (int h = 0; h < 2; ++h) {
+              EXPECT_EQ((idle >> h) & 1, sees(q_tile, 128 * c + 64 * h) ? 0 : 1)
+                  << spec << " mask " << m << " k tile " << c << " q tile " << q_tile << " half " << h;
+            }
+          }
+          if (idle != 0) {
+            EXPECT_EQ((run.end_and_partial & kRunEndMask) - run.begin, 1) << spec << " a marked run is one tile";
+            marked_halves += (idle & 1) + (idle >> 1);
+          }
         }
       }
     }
@@ -509,8 +517,10 @@ perf::KernelParams backward_model_params(TileShape shape, perf::KernelScheduler 
 
 TEST(FlashWork, TheCostModelCountsTheIdleHalvesTheBackwardListMarks) {
   // perf::KernelParams::idle_half_tile_us charges the tiles that the slice-walking list marks with an idle key half
-  // (hd 128 and hd 64, backward_idle_halves_built): the model counts them from two tilings, the list from the
-  // slices; the two must agree tile for tile in total, per kv-head mask, odd lengths included.
+  // (hd 128 and hd 64, backward_idle_halves_built): the list takes its marks from MaskTiling and the cost model counts the
+  // same tiling's per k-tile column and q head; the two must agree in total, per kv-head mask, odd lengths included.
+  // (That the marks are the cells' is BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees; that the FULL-slice
+  // counter of the grid and CP models counts as MaskTiling does, perf_full_slice_tiles_test.)
   for (const int64_t hd : {int64_t{128}, int64_t{64}}) {
     const TileShape shape = flash_tile_shape(hd, DType::kBf16, Pass::kBackward);
     ASSERT_TRUE(backward_idle_halves_built(hd, BackwardMasking::kSlices));
