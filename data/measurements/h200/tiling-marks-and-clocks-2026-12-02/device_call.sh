@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # H200 call (nvidia-h200) with main ad9e4e2's binaries (the backward's idle halves taken from MaskTiling; kernels
 # unchanged since d34e57c): the three GPU test binaries, then lcab_flash at lengths no profile was fitted to (3K, 6K,
-# 12K, 24K), whose calls last 0.1 to 90 ms, to check the model's sustained-clock term against calls of every length
-# out of sample: full, causal, causal_document, sliding_window_causal, 64 / 8 heads, hd 128 and 64, bf16, fwd and
+# 12K, 24K; the calls lasted 0.09 to 98 ms), to check the model's sustained-clock term out of sample against calls
+# of every length: full, causal, causal_document, sliding_window_causal, 64 / 8 heads, hd 128 and 64, bf16, fwd and
 # bwd, 2 warm-ups and 5 timed repetitions (the profiles' sweeps).
 #   carry: build-carry/main/{lcab-measure,lcab_kernel_tests,lcab_measure_tests,lcab_cp_tests}.xz (scripts/carry.sh pack)
 source scripts/device_call_env.sh || exit 2
