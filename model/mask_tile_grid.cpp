@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/error.h"
+#include "model/tile_divider.h"
 
 namespace lcab {
 namespace {
@@ -53,20 +54,6 @@ void count_groups(const uint64_t* words, size_t groups, size_t per_group, int64_
     counts[g] = n;
   }
 }
-
-// Division of non-negative bounds by a tile side: shifts and masks when it is a power of two.
-class TileDivider {
- public:
-  explicit TileDivider(int64_t tile) : tile_(tile), shift_(std::has_single_bit(static_cast<uint64_t>(tile))
-                                                                ? std::countr_zero(static_cast<uint64_t>(tile))
-                                                                : -1) {}
-  int64_t quotient(int64_t x) const { return shift_ >= 0 ? x >> shift_ : x / tile_; }
-  bool divides(int64_t x) const { return shift_ >= 0 ? (x & (tile_ - 1)) == 0 : x % tile_ == 0; }
-
- private:
-  int64_t tile_;
-  int shift_;
-};
 
 // True when slice s is FULL with its bounds on the tiles of `shape`.
 bool slice_aligned(const Slice& s, TileShape shape) {

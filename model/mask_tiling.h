@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "model/mask.h"
@@ -107,14 +108,32 @@ class MaskTiling {
 /// `idle_bits`, when given, gets each appended tile's idle half as bit h (1: the first half, 2: the second).
 inline void append_idle_half_tiles(int64_t begin, int64_t end, std::vector<int64_t>& out,
                                    std::vector<uint8_t>* idle_bits = nullptr) {
-  if (begin % 2 == 1) {
-    out.push_back(begin / 2);
+  // Half tiles are non-negative: parity and halving by bits (a signed % 2 and / 2 cost a shift and an add more).
+  if (begin & 1) {
+    out.push_back(begin >> 1);
     if (idle_bits) idle_bits->push_back(1);
   }
-  if (end % 2 == 1) {  // a later tile than begin / 2's: end >= begin + 2 when both are odd
-    out.push_back(end / 2);
+  if (end & 1) {  // a later tile than begin / 2's: end >= begin + 2 when both are odd
+    out.push_back(end >> 1);
     if (idle_bits) idle_bits->push_back(2);
   }
+}
+
+/// append_idle_half_tiles of every run of `runs` (objects with int64_t begin and end: merged runs of half tiles,
+/// ascending), without the idle bits, and without branches on the runs' parities (which are close to coin flips on
+/// masks off the tile grid): each run's two candidate tiles are written and kept by their parity.
+template <class Run>
+void append_idle_half_tiles(std::span<const Run> runs, std::vector<int64_t>& out) {
+  size_t n = out.size();
+  out.resize(n + 2 * runs.size());
+  int64_t* at = out.data();
+  for (const Run& run : runs) {
+    at[n] = run.begin >> 1;
+    n += static_cast<size_t>(run.begin & 1);
+    at[n] = run.end >> 1;
+    n += static_cast<size_t>(run.end & 1);
+  }
+  out.resize(n);
 }
 
 /// Tile counts of a whole mask: summed over head masks for per-kv-head masks (so that, like FLOPs, they are

@@ -5,6 +5,7 @@
 
 #include "model/error.h"
 #include "model/mask_tiling.h"
+#include "model/tile_divider.h"
 
 namespace lcab::perf {
 namespace {
@@ -14,7 +15,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // Appends [begin, end) to the merged intervals out[first..] (sorted by begin), joining it with the last one when
 // they meet.
 template <class Interval>
-void append_merged(std::vector<Interval>& out, size_t first, int64_t begin, int64_t end) {
+[[gnu::always_inline]] inline void append_merged(std::vector<Interval>& out, size_t first, int64_t begin, int64_t end) {
   if (out.size() > first && begin <= out.back().end) out.back().end = std::max(out.back().end, end);
   else out.push_back({begin, end});
 }
@@ -40,13 +41,16 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
     return x.k_begin < y.k_begin;
   };
   if (!std::is_sorted(order_.begin(), order_.end(), before)) std::sort(order_.begin(), order_.end(), before);
+  banded_area_ = 0;
+  for (const Slice& s : list) banded_area_ += static_cast<double>(s.area());
   bands_.clear();
   touched_pool_.clear();
   full_pool_.clear();
   half_pool_.clear();
   const int64_t bk = tile.k;
   LCAB_CHECK(!halves || bk % 2 == 0, "idle key halves need an even k tile, got " << bk);
-  const int64_t hk = bk / 2;
+  // make_bands divides every slice's keys six times.
+  const TileDivider by_tile(bk), by_half(halves ? bk / 2 : 1);
   for (size_t n = 0; n < order_.size();) {
     const Slice& first = list[order_[n]];
     Band b{first.q_begin, first.q_end, 0, static_cast<uint32_t>(touched_pool_.size()), 0,
@@ -55,10 +59,10 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
       const Slice& s = list[order_[n]];
       if (s.q_begin != b.q_begin || s.q_end != b.q_end) break;
       ++b.slices;
-      append_merged(touched_pool_, b.touched_at, s.k_begin / bk, ceil_div(s.k_end, bk));
-      const int64_t lo = ceil_div(s.k_begin, bk), hi = s.k_end / bk;
+      append_merged(touched_pool_, b.touched_at, by_tile.quotient(s.k_begin), by_tile.ceil_quotient(s.k_end));
+      const int64_t lo = by_tile.ceil_quotient(s.k_begin), hi = by_tile.quotient(s.k_end);
       if (hi > lo) append_merged(full_pool_, b.full_at, lo, hi);
-      if (halves) append_merged(half_pool_, b.half_at, s.k_begin / hk, ceil_div(s.k_end, hk));
+      if (halves) append_merged(half_pool_, b.half_at, by_half.quotient(s.k_begin), by_half.ceil_quotient(s.k_end));
     }
     b.half_n = static_cast<uint32_t>(half_pool_.size()) - b.half_at;
     b.touched_n = static_cast<uint32_t>(touched_pool_.size()) - b.touched_at;
@@ -73,6 +77,43 @@ void FullSliceTiler::make_bands(const std::vector<Slice>& list, const TileShape&
 int64_t FullSliceTiler::merge_union(std::span<const Interval* const> lists, std::span<const uint32_t> sizes,
                                     std::vector<Interval>& out) {
   out.clear();
+  if (lists.size() == 2 && sizes[0] > 0 && sizes[1] > 0) {
+    // Two bands (a row across one block edge, the common case): a two-way merge without branches on the data
+    // (which band's interval comes next, and whether it joins the union's current interval, are both close to
+    // coin flips), list 0 first on equal begins as below. The current interval is stored at out[n] on every step
+    // and n advances when the next interval starts past it.
+    const Interval *a = lists[0], *a_end = a + sizes[0], *b = lists[1], *b_end = b + sizes[1];
+    out.resize(static_cast<size_t>(sizes[0]) + sizes[1]);
+    Interval* o = out.data();
+    Interval run = b->begin < a->begin ? *b++ : *a++;
+    size_t n = 0;
+    int64_t size = 0;
+    // Selections by masks (all ones or zero), which the compiler keeps as arithmetic, not branches.
+    const auto take = [&](Interval i) {
+      const int64_t joins = -static_cast<int64_t>(i.begin <= run.end);
+      o[n] = run;
+      n += static_cast<size_t>(1 + joins);
+      size += ~joins & (run.end - run.begin);
+      run.begin = (run.begin & joins) | (i.begin & ~joins);
+      run.end = std::max((run.end & joins) | (i.end & ~joins), i.end);
+    };
+    const Interval* from[2];
+    while (a != a_end && b != b_end) {
+      const size_t from_b = static_cast<size_t>(b->begin < a->begin);
+      from[0] = a;
+      from[1] = b;
+      const Interval i = *from[from_b];
+      a += 1 - from_b;
+      b += from_b;
+      take(i);
+    }
+    for (; a != a_end; ++a) take(*a);
+    for (; b != b_end; ++b) take(*b);
+    o[n++] = run;
+    size += run.end - run.begin;
+    out.resize(n);
+    return size;
+  }
   if (lists.size() <= kDirectMergeLists) {
     // A few lists (two or three bands meet a row): their intervals taken in order of begin straight into the
     // union, the lowest-numbered list first on equal begins (the order the pairwise merge below gives; the union
@@ -131,11 +172,10 @@ void FullSliceTiler::count_for(const std::vector<Slice>& list, int64_t seqlen_q,
     make_bands(list, counting.tile, banded_halves);
     banded_k = counting.tile.k;
   }
-  count_banded(list, seqlen_q, seqlen_k, counting, out);
+  count_banded(seqlen_q, seqlen_k, counting, out);
 }
 
-void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k,
-                                  const Counting& counting, OuterTileCounts& out) {
+void FullSliceTiler::count_banded(int64_t seqlen_q, int64_t seqlen_k, const Counting& counting, OuterTileCounts& out) {
   const TileShape tile = counting.tile;
   LCAB_CHECK(seqlen_q > 0 && seqlen_k > 0 && tile.q > 0 && tile.k > 0,
              "tile counts need positive lengths and tiles, got " << seqlen_q << " x " << seqlen_k);
@@ -143,8 +183,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   const bool with_slices = counting.with_slices;
   const bool with_spans = counting.with_spans;
   const bool with_halves = counting.with_idle_halves;
-  out.area = 0;
-  for (const Slice& s : list) out.area += static_cast<double>(s.area());
+  out.area = banded_area_;
 
   const int64_t bq = tile.q;
   const int64_t rows = ceil_div(seqlen_q, bq);
@@ -159,11 +198,7 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   if (with_halves) out.idle_half.assign(static_cast<size_t>(outer), 0);
   groups_.clear();
   group_intervals_.clear();
-  if (columns) {
-    diff_tiles_.assign(static_cast<size_t>(outer + 1), 0);
-    diff_partial_.assign(static_cast<size_t>(outer + 1), 0);
-    diff_slices_.assign(static_cast<size_t>(outer + 1), 0);
-  }
+  if (columns) column_diffs_.assign(static_cast<size_t>(outer + 1), ColumnDiff{});
 
   // The current group of rows (consecutive rows meeting the same bands the same way): its U and F, their sizes,
   // the slices meeting each of its rows, and how many rows it has so far.
@@ -184,19 +219,22 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
                          static_cast<uint32_t>(group_intervals_.size()), static_cast<uint32_t>(u_n)});
       group_intervals_.insert(group_intervals_.end(), u, u + u_n);
     }
+    ColumnDiff* d = column_diffs_.data();
     for (size_t i = 0; i < u_n; ++i) {
-      diff_tiles_[static_cast<size_t>(u[i].begin)] += group_rows;
-      diff_tiles_[static_cast<size_t>(u[i].end)] -= group_rows;
-      diff_partial_[static_cast<size_t>(u[i].begin)] += group_rows;
-      diff_partial_[static_cast<size_t>(u[i].end)] -= group_rows;
-      diff_slices_[static_cast<size_t>(u[i].begin)] += s;
-      diff_slices_[static_cast<size_t>(u[i].end)] -= s;
+      ColumnDiff& at = d[u[i].begin];
+      ColumnDiff& past = d[u[i].end];
+      at.touched_rows += group_rows;
+      past.touched_rows -= group_rows;
+      at.touched_slices += s;
+      past.touched_slices -= s;
     }
     for (size_t i = 0; i < f_n; ++i) {
-      diff_partial_[static_cast<size_t>(f[i].begin)] -= group_rows;
-      diff_partial_[static_cast<size_t>(f[i].end)] += group_rows;
-      diff_slices_[static_cast<size_t>(f[i].begin)] -= s;
-      diff_slices_[static_cast<size_t>(f[i].end)] += s;
+      ColumnDiff& at = d[f[i].begin];
+      ColumnDiff& past = d[f[i].end];
+      at.full_rows += group_rows;
+      past.full_rows -= group_rows;
+      at.full_slices += s;
+      past.full_slices -= s;
     }
   };
 
@@ -223,9 +261,8 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
     const int64_t tiles = merge_union(lists_, sizes_, merged);
     return {merged.data(), merged.size(), tiles};
   };
-  // The group's tiles with one idle half, from the union of its bands' touched half tiles (append_idle_half_tiles).
-  const auto group_idle_tiles = [&](std::vector<int64_t>& idle) {
-    idle.clear();
+  // The union of the group's bands' touched half tiles (the one band's list as it is); its tiles are not counted.
+  const auto group_halves = [&]() -> TileList {
     lists_.clear();
     sizes_.clear();
     for (uint32_t sig : signature_) {
@@ -233,14 +270,21 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
       lists_.push_back(half_pool_.data() + band.half_at);
       sizes_.push_back(band.half_n);
     }
-    const Interval* runs = lists_.empty() ? nullptr : lists_[0];
-    size_t n = lists_.empty() ? 0 : sizes_[0];
-    if (lists_.size() > 1) {
-      merge_union(lists_, sizes_, union_halves_);
-      runs = union_halves_.data();
-      n = union_halves_.size();
-    }
-    for (size_t i = 0; i < n; ++i) append_idle_half_tiles(runs[i].begin, runs[i].end, idle);
+    if (lists_.empty()) return {nullptr, 0, 0};
+    if (lists_.size() == 1) return {lists_[0], sizes_[0], 0};
+    merge_union(lists_, sizes_, union_halves_);
+    return {union_halves_.data(), union_halves_.size(), 0};
+  };
+  // U from the union of the half tiles: tile t is touched when half 2t or 2t + 1 is, so half run [b, e) touches
+  // tiles [b / 2, ceil(e / 2)), the tiles group_union(false) merges from the slices (floor(floor(x / h) / 2) =
+  // floor(x / 2h), and likewise for ceilings); one pass instead of a second merge of several bands.
+  const auto tiles_of_halves = [&](const TileList& halves) -> TileList {
+    union_touched_.clear();
+    for (size_t i = 0; i < halves.n; ++i)
+      append_merged(union_touched_, 0, halves.at[i].begin >> 1, (halves.at[i].end + 1) >> 1);
+    int64_t tiles = 0;
+    for (const Interval& i : union_touched_) tiles += i.end - i.begin;
+    return {union_touched_.data(), union_touched_.size(), tiles};
   };
 
   active_.clear();
@@ -267,10 +311,19 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
       group_begin = r;
       row_slices = 0;
       for (uint32_t sig : signature_) row_slices += bands_[sig / 2].slices;
-      const TileList touched = group_union(false), full = group_union(true);
+      TileList touched;
+      if (with_halves) {
+        // The group's tiles with one idle half, from the union of its bands' half tiles (append_idle_half_tiles).
+        const TileList halves = group_halves();
+        touched = signature_.size() > 1 ? tiles_of_halves(halves) : group_union(false);
+        idle_tiles.clear();
+        append_idle_half_tiles(std::span<const Interval>(halves.at, halves.n), idle_tiles);
+      } else {
+        touched = group_union(false);
+      }
+      const TileList full = group_union(true);
       u = touched.at, u_n = touched.n, u_tiles = touched.tiles;
       f = full.at, f_n = full.n, f_tiles = full.tiles;
-      if (with_halves) group_idle_tiles(idle_tiles);
     }
     ++group_rows;
     if (!columns) {
@@ -284,15 +337,17 @@ void FullSliceTiler::count_banded(const std::vector<Slice>& list, int64_t seqlen
   flush();
   if (!columns) return;
   if (with_spans) paint_first_and_last(outer, out);
-  int64_t t = 0, q = 0, sl = 0;
+  int64_t touched = 0, full = 0, touched_slices = 0, full_slices = 0;
   for (int64_t c = 0; c < outer; ++c) {
     const size_t at = static_cast<size_t>(c);
-    t += diff_tiles_[at];
-    q += diff_partial_[at];
-    sl += diff_slices_[at];
-    out.tiles[at] = t;
-    out.partial[at] = q;
-    if (with_slices) out.partial_slices[at] = static_cast<double>(sl);
+    const ColumnDiff& d = column_diffs_[at];
+    touched += d.touched_rows;
+    full += d.full_rows;
+    touched_slices += d.touched_slices;
+    full_slices += d.full_slices;
+    out.tiles[at] = touched;
+    out.partial[at] = touched - full;
+    if (with_slices) out.partial_slices[at] = static_cast<double>(touched_slices - full_slices);
   }
 }
 

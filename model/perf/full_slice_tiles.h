@@ -88,11 +88,10 @@ class FullSliceTiler {
   static Counting counting_of(const KernelCostModel& model);
   /// Groups `list` into bands; reads only tile.k of the tile shape; `halves`: also each band's touched half tiles.
   void make_bands(const std::vector<Slice>& list, const TileShape& tile, bool halves);
-  /// The counts of `list` from the bands make_bands made of it for a tile shape with counting.tile's k tile (and
-  /// with halves when counting.with_idle_halves). A tile has one idle key half where a merged run of a row's touched
-  /// half tiles starts or ends inside it (as MaskTiling's with_idle_halves).
-  void count_banded(const std::vector<Slice>& list, int64_t seqlen_q, int64_t seqlen_k, const Counting& counting,
-                    OuterTileCounts& out);
+  /// The counts of the list make_bands banded last, from its bands, for a tile shape with counting.tile's k tile
+  /// (and with halves when counting.with_idle_halves). A tile has one idle key half where a merged run of a row's
+  /// touched half tiles starts or ends inside it (as MaskTiling's with_idle_halves).
+  void count_banded(int64_t seqlen_q, int64_t seqlen_k, const Counting& counting, OuterTileCounts& out);
   /// count() of one list for `model`, with the bands of k tile `banded_k` made already (0: none; updated), with
   /// half tiles or not (`banded_halves`, updated); bands made here get half tiles when `model` or `band_halves`
   /// asks for them (the next model's, when one call counts for two).
@@ -106,12 +105,18 @@ class FullSliceTiler {
 
   std::vector<uint32_t> order_;
   std::vector<Band> bands_;
+  double banded_area_ = 0;  // the cells of the list make_bands banded (summed in list order, as before)
   std::vector<Interval> touched_pool_, full_pool_, half_pool_, sorted_, merged_, union_touched_, union_full_,
       union_halves_;
   std::vector<const Interval*> lists_;
   std::vector<uint32_t> sizes_;
   std::vector<uint32_t> active_, signature_, row_signature_;
-  std::vector<int64_t> diff_tiles_, diff_partial_, diff_slices_;
+  // k-column items: per column, the differences (column c's less column c - 1's) of the rows whose U and F hold it
+  // and of the slices those rows meet; their prefix sums are the column's tiles, full tiles and slices.
+  struct ColumnDiff {
+    int64_t touched_rows = 0, full_rows = 0, touched_slices = 0, full_slices = 0;
+  };
+  std::vector<ColumnDiff> column_diffs_;
   std::vector<int64_t> idle_columns_;  // the current group's tiles with one idle half (count_banded with halves)
   // A pairing grid's first and last q-tile row per k-tile column (OuterTileCounts::first_inner, last_inner): each
   // group's touched intervals, painted onto the columns not painted yet, first in group order, then in reverse.

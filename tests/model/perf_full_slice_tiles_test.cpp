@@ -121,6 +121,15 @@ TEST(PerfFullSliceTiles, CostFromCountsEqualsCostOfSlices) {
   variants.push_back(with_idle_halves(params_of("bwd")));
   variants.push_back(with_idle_halves(params_of("fwd")));
   variants.push_back(with_idle_halves(paired));
+  // Tiles off powers of two: the tiler divides by a tile side with a shift only when it is one.
+  KernelParams odd_bwd = with_idle_halves(params_of("bwd"));
+  odd_bwd.tile.q = 80;
+  odd_bwd.tile.k = 96;
+  variants.push_back(odd_bwd);
+  KernelParams odd_fwd = with_idle_halves(params_of("fwd"));
+  odd_fwd.tile.q = 112;
+  odd_fwd.tile.k = 48;
+  variants.push_back(odd_fwd);
 
   FullSliceTiler tiler;
   std::mt19937_64 rng(11);
