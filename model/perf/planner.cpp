@@ -374,8 +374,9 @@ void make_plan_groups(const HardwareProfile& profile, const std::vector<ClusterS
   const size_t n = clusters.size();
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
   const int workers = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
+  enum class Made { kNot, kMaking, kYes };
   struct Group {
-    std::once_flag made;
+    Made made = Made::kNot;
     PlanRequest request;
     std::vector<std::optional<Plan>> plans;
     size_t finished = 0;
@@ -385,20 +386,58 @@ void make_plan_groups(const HardwareProfile& profile, const std::vector<ClusterS
     state.push_back(std::make_unique<Group>());
     state.back()->plans.resize(n);
   }
+  // Tasks t = 0 .. groups * n - 1 in order: group t / n, its clusters last first. A worker that draws a task of a
+  // group another worker is still making (a new mask can take seconds: block_sparse at 1M tokens, 12 s on a 2-core
+  // VM) sets it aside and draws the next, so that it works on later groups instead of waiting; tasks set aside go
+  // first once their group is made. All under `mutex`, except making a request and planning.
   std::mutex mutex;
+  std::condition_variable made_cv;  // a group made, or the queue failed
+  size_t next = 0;
+  std::vector<size_t> set_aside;
   size_t handed = 0;  // groups handed to done()
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
+  bool failed = false;
   run_workers(workers, [&](int) {
     try {
-      for (size_t t = next++; t < groups * n && !failed; t = next++) {
+      for (;;) {
+        size_t t = 0;
+        bool make = false;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          for (;;) {
+            if (failed) return;
+            const auto ready = std::find_if(set_aside.begin(), set_aside.end(),
+                                            [&](size_t task) { return state[task / n]->made == Made::kYes; });
+            if (ready != set_aside.end()) {
+              t = *ready;
+              set_aside.erase(ready);
+              break;
+            }
+            if (next < groups * n) {
+              t = next++;
+              Group& group = *state[t / n];
+              if (group.made == Made::kMaking) {
+                set_aside.push_back(t);
+                continue;
+              }
+              make = group.made == Made::kNot;
+              if (make) group.made = Made::kMaking;
+              break;
+            }
+            if (set_aside.empty()) return;
+            made_cv.wait(lock);
+          }
+        }
         Group& group = *state[t / n];
+        if (make) {
+          PlanRequest request = make_request(t / n);
+          request.threads = std::max(1, threads / workers);
+          if (!request.item_cache) request.item_cache = std::make_shared<RingItemCostCache>();
+          std::lock_guard<std::mutex> lock(mutex);
+          group.request = std::move(request);
+          group.made = Made::kYes;
+          made_cv.notify_all();
+        }
         const size_t c = n - 1 - t % n;  // the last clusters first (GPU counts ascending: the largest plans first)
-        std::call_once(group.made, [&] {
-          group.request = make_request(t / n);
-          group.request.threads = std::max(1, threads / workers);
-          if (!group.request.item_cache) group.request.item_cache = std::make_shared<RingItemCostCache>();
-        });
         Plan plan = make_plan(profile, clusters[c], group.request);
         std::lock_guard<std::mutex> lock(mutex);
         group.plans[c] = std::move(plan);
@@ -412,7 +451,11 @@ void make_plan_groups(const HardwareProfile& profile, const std::vector<ClusterS
         }
       }
     } catch (...) {
-      failed = true;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        failed = true;
+      }
+      made_cv.notify_all();
       throw;
     }
   });

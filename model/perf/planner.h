@@ -82,9 +82,11 @@ std::vector<Plan> make_plans(const HardwareProfile& profile, const std::vector<C
 /// The plans of `groups` requests (a sweep's masks and lengths), each on every cluster of `clusters`, as one queue
 /// over `threads` workers (0: the machine's hardware threads): the groups in order, each one's plans as
 /// make_plans() orders and threads them; a worker that finds no plan of a group left starts on the next group's,
-/// so that no worker idles while another finishes a group's last plan. make_request(g) makes group g's request
-/// (its workload, usually a new mask) when the first of its plans starts, once; the request is released when the
-/// group's plans are done. done(g, plans) is called for every group in order (g = 0, 1, ...), as soon as that
+/// so that no worker idles while another finishes a group's last plan, and a worker that draws a plan of a group
+/// whose request another worker is still making sets it aside and draws the next, so that none idles while a large
+/// mask is made either (those set aside are planned first once their group's request is made; make_request may
+/// then run for two groups at once). make_request(g) makes group g's request (its workload, usually a new mask)
+/// when the first of its plans is drawn, once; the request is released when the group's plans are done. done(g, plans) is called for every group in order (g = 0, 1, ...), as soon as that
 /// group and all before it are done, one call at a time, with plans equal to make_plans()'s for its request. A
 /// plan that throws stops the queue and the exception is rethrown; the groups done before it were handed over.
 void make_plan_groups(const HardwareProfile& profile, const std::vector<ClusterShape>& clusters, size_t groups,

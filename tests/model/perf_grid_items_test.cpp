@@ -5,8 +5,13 @@
 // plans made together (make_plans) and queued group after group (make_plan_groups) equal plans made one by one, and
 // allgather built once for bound and prediction equals its materialized schedules.
 #include <bit>
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -821,6 +826,51 @@ TEST(PerfGridItems, PlanGroupsEqualPlansGroupByGroup) {
       }
     }
   }
+}
+
+// A worker that draws a plan of a group whose request the other worker is still making goes on to later groups
+// instead of waiting: group 0's request is only made once group 1's has started (which, were the second worker to
+// wait for group 0, would never happen: it gives up after 10 s and the test fails). A request that throws stops the
+// queue without leaving the worker that set plans aside waiting.
+TEST(PerfGridItems, PlanGroupsGoOnWhileARequestIsMade) {
+  const std::vector<std::pair<const char*, int64_t>> groups{{"causal", 4096}, {"full", 4096}, {"causal_document", 4096}};
+  const std::vector<ClusterShape> clusters{{8, 8}, {16, 8}};
+  std::mutex mutex;
+  std::condition_variable started;
+  bool second_started = false;
+  bool overlapped = false;
+  PlanRequest base;
+  base.one_config_per_method = true;
+  const auto request_of = [&](size_t g) {
+    if (g == 0) {
+      std::unique_lock<std::mutex> lock(mutex);
+      overlapped = started.wait_for(lock, std::chrono::seconds(10), [&] { return second_started; });
+    } else if (g == 1) {
+      std::lock_guard<std::mutex> lock(mutex);
+      second_started = true;
+      started.notify_all();
+    }
+    PlanRequest r = base;
+    r.workload.mask = std::make_shared<const Mask>(make_mask(groups[g].first, groups[g].second, 8));
+    return r;
+  };
+  std::vector<size_t> handed;
+  make_plan_groups(h100(), clusters, groups.size(), 2, request_of, [&](size_t g, std::vector<Plan> plans) {
+    handed.push_back(g);
+    EXPECT_EQ(plans.size(), clusters.size());
+  });
+  EXPECT_TRUE(overlapped);
+  EXPECT_EQ(handed, (std::vector<size_t>{0, 1, 2}));
+
+  const auto failing = [&](size_t g) -> PlanRequest {
+    if (g == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the other worker sets plans aside
+    if (g == 1) throw std::runtime_error("no mask");
+    PlanRequest r = base;
+    r.workload.mask = std::make_shared<const Mask>(make_mask(groups[g].first, groups[g].second, 8));
+    return r;
+  };
+  EXPECT_THROW(make_plan_groups(h100(), clusters, groups.size(), 2, failing, [](size_t, std::vector<Plan>) {}),
+               std::runtime_error);
 }
 
 }  // namespace
