@@ -210,6 +210,18 @@ void FullSliceTiler::count_banded(int64_t seqlen_q, int64_t seqlen_k, const Coun
   // With halves: the group's tiles with one idle half (one row's; every row of the group has the same).
   std::vector<int64_t>& idle_tiles = idle_columns_;
   idle_tiles.clear();
+  // Adds the group's rows and slices to the columns of runs[0, n) (their differences).
+  const auto add_runs = [&](const Interval* runs, size_t n, int64_t slices, ColumnDiff::Count ColumnDiff::*which) {
+    ColumnDiff* d = column_diffs_.data();
+    for (size_t i = 0; i < n; ++i) {
+      ColumnDiff::Count& at = d[runs[i].begin].*which;
+      ColumnDiff::Count& past = d[runs[i].end].*which;
+      at.rows += group_rows;
+      past.rows -= group_rows;
+      at.slices += slices;
+      past.slices -= slices;
+    }
+  };
   const auto flush = [&] {
     if (!columns || group_rows == 0) return;
     for (int64_t c : idle_tiles) out.idle_half[static_cast<size_t>(c)] += group_rows;
@@ -219,64 +231,45 @@ void FullSliceTiler::count_banded(int64_t seqlen_q, int64_t seqlen_k, const Coun
                          static_cast<uint32_t>(group_intervals_.size()), static_cast<uint32_t>(u_n)});
       group_intervals_.insert(group_intervals_.end(), u, u + u_n);
     }
-    ColumnDiff* d = column_diffs_.data();
-    for (size_t i = 0; i < u_n; ++i) {
-      ColumnDiff& at = d[u[i].begin];
-      ColumnDiff& past = d[u[i].end];
-      at.touched_rows += group_rows;
-      past.touched_rows -= group_rows;
-      at.touched_slices += s;
-      past.touched_slices -= s;
-    }
-    for (size_t i = 0; i < f_n; ++i) {
-      ColumnDiff& at = d[f[i].begin];
-      ColumnDiff& past = d[f[i].end];
-      at.full_rows += group_rows;
-      past.full_rows -= group_rows;
-      at.full_slices += s;
-      past.full_slices -= s;
-    }
+    add_runs(u, u_n, s, &ColumnDiff::touched);
+    add_runs(f, f_n, s, &ColumnDiff::full);
   };
 
-  // U (the touched tiles of every band the group meets) or F (the full tiles of the bands covering its rows): the
-  // one band's list as it is, or the union of several.
+  // U (the touched tiles of every band the group meets), F (the full tiles of the bands covering its rows) or the
+  // touched half tiles of every band it meets: the one band's list as it is, or the union of several (the tiles of
+  // half tiles are not counted).
   struct TileList {
     const Interval* at;
     size_t n;
     int64_t tiles;
   };
-  const auto group_union = [&](bool full) -> TileList {
-    lists_.clear();
-    sizes_.clear();
-    const Band* only = nullptr;
-    for (uint32_t sig : signature_) {
-      if (full && sig % 2 == 0) continue;
-      only = &bands_[sig / 2];
-      lists_.push_back(full ? full_pool_.data() + only->full_at : touched_pool_.data() + only->touched_at);
-      sizes_.push_back(full ? only->full_n : only->touched_n);
+  enum class Pool { kTouched, kFull, kHalves };
+  const auto band_list = [&](const Band& band, Pool pool) -> TileList {
+    switch (pool) {
+      case Pool::kTouched: return {touched_pool_.data() + band.touched_at, band.touched_n, band.touched_tiles};
+      case Pool::kFull: return {full_pool_.data() + band.full_at, band.full_n, band.full_tiles};
+      case Pool::kHalves: break;
     }
-    if (lists_.empty()) return {nullptr, 0, 0};
-    if (lists_.size() == 1) return {lists_[0], sizes_[0], full ? only->full_tiles : only->touched_tiles};
-    std::vector<Interval>& merged = full ? union_full_ : union_touched_;
-    const int64_t tiles = merge_union(lists_, sizes_, merged);
-    return {merged.data(), merged.size(), tiles};
+    return {half_pool_.data() + band.half_at, band.half_n, 0};
   };
-  // The union of the group's bands' touched half tiles (the one band's list as it is); its tiles are not counted.
-  const auto group_halves = [&]() -> TileList {
+  const auto group_union = [&](Pool pool) -> TileList {
     lists_.clear();
     sizes_.clear();
+    TileList only{nullptr, 0, 0};
     for (uint32_t sig : signature_) {
-      const Band& band = bands_[sig / 2];
-      lists_.push_back(half_pool_.data() + band.half_at);
-      sizes_.push_back(band.half_n);
+      if (pool == Pool::kFull && sig % 2 == 0) continue;
+      only = band_list(bands_[sig / 2], pool);
+      lists_.push_back(only.at);
+      sizes_.push_back(static_cast<uint32_t>(only.n));
     }
-    if (lists_.empty()) return {nullptr, 0, 0};
-    if (lists_.size() == 1) return {lists_[0], sizes_[0], 0};
-    merge_union(lists_, sizes_, union_halves_);
-    return {union_halves_.data(), union_halves_.size(), 0};
+    if (lists_.size() <= 1) return only;
+    std::vector<Interval>& merged =
+        pool == Pool::kFull ? union_full_ : pool == Pool::kTouched ? union_touched_ : union_halves_;
+    const int64_t tiles = merge_union(lists_, sizes_, merged);
+    return {merged.data(), merged.size(), pool == Pool::kHalves ? 0 : tiles};
   };
   // U from the union of the half tiles: tile t is touched when half 2t or 2t + 1 is, so half run [b, e) touches
-  // tiles [b / 2, ceil(e / 2)), the tiles group_union(false) merges from the slices (floor(floor(x / h) / 2) =
+  // tiles [b / 2, ceil(e / 2)), the tiles group_union(Pool::kTouched) merges from the slices (floor(floor(x / h) / 2) =
   // floor(x / 2h), and likewise for ceilings); one pass instead of a second merge of several bands.
   const auto tiles_of_halves = [&](const TileList& halves) -> TileList {
     union_touched_.clear();
@@ -314,14 +307,14 @@ void FullSliceTiler::count_banded(int64_t seqlen_q, int64_t seqlen_k, const Coun
       TileList touched;
       if (with_halves) {
         // The group's tiles with one idle half, from the union of its bands' half tiles (append_idle_half_tiles).
-        const TileList halves = group_halves();
-        touched = signature_.size() > 1 ? tiles_of_halves(halves) : group_union(false);
+        const TileList halves = group_union(Pool::kHalves);
+        touched = signature_.size() > 1 ? tiles_of_halves(halves) : group_union(Pool::kTouched);
         idle_tiles.clear();
         append_idle_half_tiles(std::span<const Interval>(halves.at, halves.n), idle_tiles);
       } else {
-        touched = group_union(false);
+        touched = group_union(Pool::kTouched);
       }
-      const TileList full = group_union(true);
+      const TileList full = group_union(Pool::kFull);
       u = touched.at, u_n = touched.n, u_tiles = touched.tiles;
       f = full.at, f_n = full.n, f_tiles = full.tiles;
     }
@@ -341,10 +334,10 @@ void FullSliceTiler::count_banded(int64_t seqlen_q, int64_t seqlen_k, const Coun
   for (int64_t c = 0; c < outer; ++c) {
     const size_t at = static_cast<size_t>(c);
     const ColumnDiff& d = column_diffs_[at];
-    touched += d.touched_rows;
-    full += d.full_rows;
-    touched_slices += d.touched_slices;
-    full_slices += d.full_slices;
+    touched += d.touched.rows;
+    full += d.full.rows;
+    touched_slices += d.touched.slices;
+    full_slices += d.full.slices;
     out.tiles[at] = touched;
     out.partial[at] = touched - full;
     if (with_slices) out.partial_slices[at] = static_cast<double>(touched_slices - full_slices);

@@ -114,7 +114,10 @@ class FullSliceTiler {
   // k-column items: per column, the differences (column c's less column c - 1's) of the rows whose U and F hold it
   // and of the slices those rows meet; their prefix sums are the column's tiles, full tiles and slices.
   struct ColumnDiff {
-    int64_t touched_rows = 0, full_rows = 0, touched_slices = 0, full_slices = 0;
+    struct Count {
+      int64_t rows = 0, slices = 0;
+    };
+    Count touched, full;  // of U, of F
   };
   std::vector<ColumnDiff> column_diffs_;
   std::vector<int64_t> idle_columns_;  // the current group's tiles with one idle half (count_banded with halves)
