@@ -25,7 +25,8 @@ namespace lcab::kernels {
 namespace {
 
 struct UploadedWork {
-  DeviceBuffer order, run_offsets, cta_items, cta_walks, tail_heads, runs, run_masks, slice_offsets, slices;
+  DeviceBuffer order, run_offsets, cta_items, cta_walks, tail_heads, tail_needs, runs, run_masks, slice_offsets,
+      slices;
   flash::DeviceWork view;
 
   explicit UploadedWork(const FlashPassWork& work)
@@ -34,6 +35,7 @@ struct UploadedWork {
         cta_items(DeviceBuffer::upload(work.grid_items.empty() ? work.cta_items : work.grid_items)),
         cta_walks(DeviceBuffer::upload(work.grid_items.empty() ? work.cta_walks : work.grid_walks)),
         tail_heads(DeviceBuffer::upload(work.tail_heads)),
+        tail_needs(DeviceBuffer::upload(work.tail_needs)),
         runs(DeviceBuffer::upload(work.runs)),
         run_masks(DeviceBuffer::upload(work.run_masks)),
         slice_offsets(DeviceBuffer::upload(work.slice_offsets)),
@@ -44,6 +46,8 @@ struct UploadedWork {
     view.cta_items = cta_items.as<int32_t>();
     view.cta_walks = cta_walks.as<int8_t>();
     view.tail_heads = tail_heads.as<int32_t>();
+    view.tail_needs = tail_needs.as<int32_t>();
+    view.tail_counters = static_cast<int32_t>(work.tail_needs.size());
     view.runs = runs.as<DeviceRun>();
     view.run_masks = work.run_masks.empty() ? nullptr : run_masks.as<DeviceRunMask>();
     view.slice_offsets = slice_offsets.as<int32_t>();
@@ -58,8 +62,8 @@ struct UploadedWork {
   }
   int64_t bytes() const {
     return static_cast<int64_t>(order.bytes() + run_offsets.bytes() + cta_items.bytes() + cta_walks.bytes() +
-                                tail_heads.bytes() + runs.bytes() + run_masks.bytes() + slice_offsets.bytes() +
-                                slices.bytes());
+                                tail_heads.bytes() + tail_needs.bytes() + runs.bytes() + run_masks.bytes() +
+                                slice_offsets.bytes() + slices.bytes());
   }
 };
 
@@ -219,7 +223,9 @@ class FlashPlan final : public AttentionPlan {
       }
       delta_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.heads * problem_.seqlen_q) * sizeof(float));
       if (arch_ == FlashArch::kSm90) {
-        backward_counters_ = DeviceBuffer(static_cast<size_t>(problem_.batch * problem_.kv_heads) * sizeof(int));
+        // (at least one: a call without query rows has no conversion chunks, but its launch checks for the buffer)
+        backward_counters_ =
+            DeviceBuffer(static_cast<size_t>(std::max<int32_t>(1, backward_work_.view.tail_counters)) * sizeof(int));
       }
     }
     flash::BackwardParams params;
@@ -255,7 +261,7 @@ class FlashPlan final : public AttentionPlan {
   CompressibleBuffer dq_accum_;  ///< fp32 dQ accumulator (BackwardParams::dq_accum)
   DeviceBuffer delta_;
   DeviceBuffer item_counter_;  ///< the Hopper forward's work-item counter (plans are not shared across streams)
-  DeviceBuffer backward_counters_;  ///< the Hopper backward's per-head counters (BackwardParams::counters)
+  DeviceBuffer backward_counters_;  ///< the Hopper backward's conversion counters (BackwardParams::counters)
 };
 
 class FlashAttention final : public AttentionImpl {

@@ -81,9 +81,9 @@ __device__ __forceinline__ void add_pair(float* dst, float x, float y) {
 
 template <typename T, int kHeadDim>
 __global__ void delta_kernel(const BackwardParams p) {
-  // The Hopper grid's per-head counters (BackwardParams::counters), zeroed before its launch.
+  // The Hopper grid's conversion counters (BackwardParams::counters), zeroed before its launch.
   if (p.counters != nullptr && blockIdx.x == 0) {
-    const int counters = p.shape.batch * p.shape.kv_heads;
+    const int counters = p.work.tail_counters;
     for (int i = static_cast<int>(threadIdx.x); i < counters; i += static_cast<int>(blockDim.x)) p.counters[i] = 0;
   }
   constexpr int kLanesPerRow = kHeadDim / 8;

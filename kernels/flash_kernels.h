@@ -21,6 +21,9 @@ struct DeviceWork {
   const int8_t* cta_walks = nullptr;  ///< backward: kWalk* bits of each block (cta_walks, or grid_walks)
   int64_t grid_blocks = 0;            ///< backward: the entries of cta_items (the Hopper grid's size)
   const int32_t* tail_heads = nullptr;  ///< backward: the dQ conversion's head order (FlashPassWork::tail_heads)
+  /// Backward (the Hopper grid): per conversion counter, the dK/dV CTAs it waits for (FlashPassWork::tail_needs).
+  const int32_t* tail_needs = nullptr;
+  int32_t tail_counters = 0;  ///< backward (the Hopper grid): entries of tail_needs and of BackwardParams::counters
   const DeviceRun* runs = nullptr;
   const DeviceRunMask* run_masks = nullptr;  ///< forward: per run (FlashPassWork::run_masks); backward: none
   const int32_t* slice_offsets = nullptr;
@@ -71,8 +74,8 @@ struct BackwardParams {
   /// to which its grid's tail writes zeros back over every row it converts, for the next call.
   bool dq_accum_zeroed = false;
   float* delta = nullptr;     ///< workspace [batch, heads, seqlen_q] fp32: rowsum(dout * out)
-  /// Hopper path: workspace of batch x kv_heads ints, per (batch, kv head) the dK/dV CTAs that have finished (the
-  /// preprocess zeroes them).
+  /// Hopper path: workspace of DeviceWork::tail_counters ints, per (batch, kv head) and chunk of its conversion the
+  /// dK/dV CTAs meeting those rows that have finished, two counts each (the preprocess zeroes them).
   int* counters = nullptr;
 };
 

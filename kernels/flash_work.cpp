@@ -376,9 +376,30 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
   return work;
 }
 
+std::pair<int32_t, int32_t> backward_cta_chunks(const FlashPassWork& work, int32_t item, int64_t chunks_per_head) {
+  const size_t outer = static_cast<size_t>((item / work.outer_tiles % work.num_masks) * work.outer_tiles +
+                                           item % work.outer_tiles);
+  const int32_t begin = work.run_offsets[outer], end = work.run_offsets[outer + 1];
+  if (begin == end) return {0, -1};
+  const int64_t first_row = int64_t{work.runs[static_cast<size_t>(begin)].begin} * work.shape.q;
+  const int64_t end_row = int64_t{work.runs[static_cast<size_t>(end) - 1].end_and_partial & kRunEndMask} * work.shape.q;
+  return {to_i32(std::min(chunks_per_head - 1, first_row / work.tail_chunk_rows)),
+          to_i32(std::min(chunks_per_head - 1, (end_row - 1) / work.tail_chunk_rows))};
+}
+
+void count_backward_conversion_needs(FlashPassWork& work, int64_t heads, int64_t chunks_per_head) {
+  work.tail_needs.assign(static_cast<size_t>(heads * chunks_per_head), 0);
+  for (int32_t item : work.cta_items) {
+    const auto [first, last] = backward_cta_chunks(work, item, chunks_per_head);
+    const int64_t head = item / work.outer_tiles;
+    for (int32_t c = first; c <= last; ++c) ++work.tail_needs[static_cast<size_t>(head * chunks_per_head + c)];
+  }
+}
+
 void interleave_backward_conversion(FlashPassWork& work, int64_t chunks_per_head, int64_t delay_ctas) {
   const int64_t ctas = static_cast<int64_t>(work.cta_items.size());
   const int64_t heads = static_cast<int64_t>(work.tail_heads.size());
+  count_backward_conversion_needs(work, heads, chunks_per_head);
   std::vector<int64_t> last(static_cast<size_t>(heads), -1);
   for (int64_t n = 0; n < ctas; ++n) last[static_cast<size_t>(work.cta_items[static_cast<size_t>(n)] / work.outer_tiles)] = n;
   // Per dK/dV position, the heads (in tail_heads order) whose conversion follows it; ctas: after the last.

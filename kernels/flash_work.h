@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention.h"
@@ -83,6 +84,10 @@ struct FlashPassWork {
   /// after its last dK/dV CTA (interleave_backward_conversion), and the walks of the blocks (0 for conversions).
   std::vector<int32_t> grid_items;
   std::vector<int8_t> grid_walks;
+  /// Backward only (the Hopper grid): per conversion counter ((batch x kv_heads + kv head) x chunks per head +
+  /// chunk), the dK/dV CTAs whose q rows meet the chunk (backward_cta_chunks): each counts itself finished on that
+  /// counter, and the chunk's conversion CTA waits for them all, not for its whole head (count_backward_conversion_needs).
+  std::vector<int32_t> tail_needs;
   /// Forward only: q heads per section of the item order (forward_kv_heads_per_section x the GQA group).
   int32_t section_heads = 1;
   std::vector<DeviceRun> runs;
@@ -142,9 +147,19 @@ FlashPassWork build_backward_work(const AttentionProblem& problem, TileShape sha
 
 /// Places the dQ conversion's units (FlashPassWork::grid_items) `delay_ctas` dK/dV CTAs after the last dK/dV CTA
 /// of their head (negative: all after the last dK/dV CTA, the grid's tail), so that a head's conversion can run while
-/// later heads compute instead of after the grid's last wave. A conversion CTA waits for its head's dK/dV CTAs,
-/// which always come before it in the grid.
+/// later heads compute instead of after the grid's last wave. A conversion CTA waits for those of its head's dK/dV
+/// CTAs whose q rows meet its chunk (tail_needs, which this fills), which always come before it in the grid.
 void interleave_backward_conversion(FlashPassWork& work, int64_t chunks_per_head, int64_t delay_ctas);
+/// The q-row range [first, last] chunk of each dK/dV CTA: from its runs' first q tile to their last (the rows it
+/// reduces dQ into), in chunks of tail_chunk_rows, clamped to the call's `chunks_per_head`; {0, -1} for a CTA
+/// without runs. The kernel counts the same range.
+std::pair<int32_t, int32_t> backward_cta_chunks(const FlashPassWork& work, int32_t item, int64_t chunks_per_head);
+/// Fills tail_needs from cta_items (backward_cta_chunks) for `heads` (batch x kv heads) x `chunks_per_head` counters.
+/// Waiting per chunk instead of per head lets the chunks whose rows are done convert while the head's other CTAs
+/// still run: per cycle on an H200 (data/measurements/h200/bwd-conversion-by-rows-2026-12-02/), `causal_document` at
+/// 4K +12.4% (hd 128), +8.7% (hd 64), +3.5% (hd 256), hd 128's other masks +0.6% to +1.2%, hd 64's and 256's within
+/// -0.5% and +1.1%.
+void count_backward_conversion_needs(FlashPassWork& work, int64_t heads, int64_t chunks_per_head);
 /// Whether the Hopper backward places each head's dQ conversion one wave after its last dK/dV CTA
 /// (interleave_backward_conversion) rather than at the grid's end: where the CTAs are about equally long (at least
 /// kBackwardConversionUniformShare of them within kBackwardConversionUniformTolerance of the longest, by the cost the

@@ -8,7 +8,9 @@
 // costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order; where documents
 // are paired, each pair's two CTAs follow one another on one SM: build_backward_work in flash_work.h). The blocks
 // whose work-list entry is negative convert dQ (model/perf/backward_tail.h): chunks of rows of one kv head's q heads,
-// each waiting until every dK/dV CTA of its head has counted itself finished. They come after the dK/dV CTAs, heads in
+// each waiting until every dK/dV CTA of its head whose q rows meet the chunk has counted itself finished on the
+// chunk's counter (FlashPassWork::tail_needs; waiting for the whole head instead cost causal_document at 4K 11% per
+// cycle on an H200, data/measurements/h200/bwd-conversion-by-rows-2026-12-02/). They come after the dK/dV CTAs, heads in
 // the order their dK/dV CTAs finish (FlashPassWork::tail_heads), so that they start as the last wave's SMs run out
 // of dK/dV work and fill the grid's tail; where the CTAs are about equally long, each head's come one wave after its
 // last dK/dV CTA instead (FlashPassWork::grid_items, backward_conversion_after_heads: the window at 32K +2.4% per
@@ -20,8 +22,9 @@
 //   - the conversion is a function of its own (__noinline__): inlined, its code ahead of the loops cost hd 64 about
 //     3% on every mask with the loops' SASS unchanged; out of line, hd 64's full and causal are 0.7-1.2% behind
 //     (not isolated further);
-//   - each consumer warpgroup's thread 0, which issued its dQ reductions, counts itself finished (two counts per
-//     CTA) after its bulk_wait, inside consume_backward: any code after the role branches (one count from the
+//   - each consumer warpgroup's thread 0, which issued its dQ reductions, counts itself finished on each chunk's
+//     counter its rows meet (two counts per CTA and chunk) after its bulk_wait, inside consume_backward: any code
+//     after the role branches (one count from the
 //     producer after the consumers' arrival, or a __syncthreads) changed the consumers' SASS by hundreds of
 //     instructions at hd 64 and 256;
 //   - the conversion CTAs are told apart by their block's work-list entry (negative), read before the role branches
@@ -177,8 +180,9 @@ __device__ __forceinline__ KTile decode_k_tile(const BackwardParams& p) {
 }
 
 // A conversion CTA of the grid's tail (model/perf/backward_tail.h): dQ = the fp32 accumulator in the element type,
-// for rows [row0, row0 + work.tail_chunk_rows) of the q heads of one (batch, kv head), once that head's dK/dV CTAs
-// have all counted themselves finished (each consumer warpgroup counts once its dQ reductions are complete), and
+// for rows [row0, row0 + work.tail_chunk_rows) of the q heads of one (batch, kv head), once the head's dK/dV CTAs
+// whose rows meet the chunk have all counted themselves finished on its counter (each consumer warpgroup counts
+// once its dQ reductions are complete), and
 // zeros written back over those rows of the accumulator, the state the next call starts from (instead of a 4 B per
 // q element memset in front of each grid: per cycle on an H100 at 32K, hd 128, the window +3.0% and causal_document
 // +3.5%, data/measurements/h100/bwd-rezero-after-heads-2026-11-25/).
@@ -188,12 +192,14 @@ __device__ __noinline__ void convert_dq_tail(const Sm90BackwardArgs& a, int unit
   const Shape& s = p.shape;
   const int group = s.heads / s.kv_heads;
   const int head_unit = p.work.tail_heads[unit / a.tail_chunks_per_head];  // batch x kv_heads + kv head
-  const int row0 = (unit % a.tail_chunks_per_head) * p.work.tail_chunk_rows;
+  const int chunk = unit % a.tail_chunks_per_head;
+  const int row0 = chunk * p.work.tail_chunk_rows;
   const int rows = min(p.work.tail_chunk_rows, s.seqlen_q - row0);
   if (threadIdx.x == 0) {
-    // Every consumer warpgroup of each of the head's k tiles.
-    const int finished = Sm90BackwardConfig<kHeadDim>::kConsumerWarpgroups * p.work.outer_tiles;
-    while (sm90::ld_acquire_gpu(p.counters + head_unit) < finished) __nanosleep(128);
+    // Every consumer warpgroup of each dK/dV CTA whose q rows meet the chunk (FlashPassWork::tail_needs).
+    const int counter = head_unit * a.tail_chunks_per_head + chunk;
+    const int finished = Sm90BackwardConfig<kHeadDim>::kConsumerWarpgroups * p.work.tail_needs[counter];
+    while (sm90::ld_acquire_gpu(p.counters + counter) < finished) __nanosleep(128);
   }
   __syncthreads();
   // A row's q heads of the group are contiguous (group x kHeadDim floats); rows lie heads x kHeadDim apart. The loop
@@ -699,11 +705,20 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
 
   if (thread == 0) {
     // dQ reductions complete before the CTA's shared memory goes away; then the warpgroup counts itself finished
-    // for the conversion of its head (C::kConsumerWarpgroups counts per CTA), its reductions ordered before it.
+    // for the conversion of its rows (C::kConsumerWarpgroups counts per CTA), its reductions ordered before it.
     sm90::bulk_wait();
     sm90::fence_async_global();
     __threadfence();
-    sm90::add_release_gpu(p.counters + kt.batch * s.kv_heads + kt.kv_head, 1);
+    // Once on the counter of every chunk of the conversion that its q rows meet (backward_cta_chunks, flash_work.h:
+    // from its runs' first q tile to their last).
+    if (kt.run_begin < kt.run_end) {
+      const int chunk_rows = p.work.tail_chunk_rows;
+      const int first = p.work.runs[kt.run_begin].begin * C::kBlockQ / chunk_rows;
+      const int end_row = (p.work.runs[kt.run_end - 1].end_and_partial & kRunEndMask) * C::kBlockQ;
+      const int last = min(a.tail_chunks_per_head - 1, (end_row - 1) / chunk_rows);
+      int* const counters = p.counters + (kt.batch * s.kv_heads + kt.kv_head) * a.tail_chunks_per_head;
+      for (int c = min(first, a.tail_chunks_per_head - 1); c <= last; ++c) sm90::add_release_gpu(counters + c, 1);
+    }
   }
 
   // dK (scaled) and dV; keys that no query sees get zeros.

@@ -810,6 +810,82 @@ TEST(FlashWork, BackwardConversionFollowsEachHeadsLastCtaByTheDelay) {
   }
 }
 
+// Checks a Hopper grid's conversion against its dK/dV CTAs: tail_needs counts, per (head, chunk), the CTAs whose
+// q rows (first to last q tile of their runs) meet the chunk, from the dense tile lists; every unit comes once, after
+// every one of those CTAs. Returns each unit's position among the dK/dV CTAs (how many come before it).
+std::vector<int64_t> check_conversion_units(const FlashPassWork& w, int64_t heads, int64_t chunks, int64_t seqlen) {
+  const int64_t ctas = static_cast<int64_t>(w.cta_items.size());
+  std::vector<int32_t> needs(static_cast<size_t>(heads * chunks), 0);
+  std::vector<int64_t> last_meeting(needs.size(), -1);
+  for (int64_t n = 0; n < ctas; ++n) {
+    const int32_t item = w.cta_items[n];
+    const int32_t outer = (item / w.outer_tiles % w.num_masks) * w.outer_tiles + item % w.outer_tiles;
+    int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;  // rows of the q tiles touching the k tile
+    for (int32_t r = w.run_offsets[outer]; r < w.run_offsets[outer + 1]; ++r) {
+      for (int32_t q = w.runs[r].begin; q < (w.runs[r].end_and_partial & kRunEndMask); ++q) {
+        lo = std::min<int64_t>(lo, int64_t{q} * w.shape.q);
+        hi = std::max<int64_t>(hi, std::min<int64_t>(seqlen, int64_t{q + 1} * w.shape.q) - 1);
+      }
+    }
+    for (int64_t c = 0; c < chunks && hi >= 0; ++c) {
+      const int64_t begin = c * w.tail_chunk_rows, end = std::min(seqlen, begin + w.tail_chunk_rows);
+      if (lo < end && begin <= hi) {
+        ++needs[static_cast<size_t>(item / w.outer_tiles * chunks + c)];
+        last_meeting[static_cast<size_t>(item / w.outer_tiles * chunks + c)] = n;
+      }
+    }
+  }
+  EXPECT_EQ(w.tail_needs, needs);
+  std::vector<int64_t> at(static_cast<size_t>(heads * chunks), -1);
+  int64_t dkdv_before = 0;
+  for (size_t b = 0; b < w.grid_items.size(); ++b) {
+    const int32_t item = w.grid_items[b];
+    if (item >= 0) {
+      EXPECT_EQ(item, w.cta_items[static_cast<size_t>(dkdv_before)]);
+      EXPECT_EQ(w.grid_walks[b], w.cta_walks[static_cast<size_t>(dkdv_before)]);
+      ++dkdv_before;
+      continue;
+    }
+    const int64_t unit = -1 - item;
+    EXPECT_EQ(at[static_cast<size_t>(unit)], -1) << "unit " << unit << " twice";
+    at[static_cast<size_t>(unit)] = dkdv_before;
+    const size_t counter = static_cast<size_t>(w.tail_heads[unit / chunks] * chunks + unit % chunks);
+    EXPECT_GT(dkdv_before, last_meeting[counter]) << "unit " << unit << " before a CTA it waits for";
+  }
+  EXPECT_EQ(dkdv_before, ctas);
+  for (int64_t u = 0; u < heads * chunks; ++u) EXPECT_GE(at[static_cast<size_t>(u)], 0) << "unit " << u << " missing";
+  return at;
+}
+
+TEST(FlashWork, BackwardConversionWaitsForTheCtasOfItsRows) {
+  // causal_document at 32K (documents of 128 to 16K tokens), 8 kv heads on 132 slots, the conversion at the grid's
+  // end and one wave after each head: tail_needs counts the CTAs of each chunk's rows, and most chunks wait for far
+  // fewer than their head's 256 k tiles (a document's rows only see its own).
+  const int64_t seqlen = 32768;
+  const AttentionProblem p = make_problem(make_mask("causal_document", seqlen), 1, 64, 8, 128, DType::kBf16);
+  FlashPassWork w = build_backward_work(p, flash_tile_shape(128, DType::kBf16, Pass::kBackward), 132);
+  const int64_t chunks = perf::backward_tail_chunks_per_head(seqlen, w.tail_chunk_rows);
+  ASSERT_GT(chunks, 1);
+  for (const int64_t delay : {int64_t{-1}, int64_t{132}}) {
+    interleave_backward_conversion(w, chunks, delay);
+    check_conversion_units(w, 8, chunks, seqlen);
+  }
+  const int64_t few = std::count_if(w.tail_needs.begin(), w.tail_needs.end(), [](int32_t n) { return n < 64; });
+  EXPECT_GT(few, static_cast<int64_t>(w.tail_needs.size()) / 2) << few << " of " << w.tail_needs.size();
+}
+
+TEST(FlashWork, BackwardConversionCountsTheRowsOfTinyChunks) {
+  // Chunks shorter than a q tile (as for a GQA group of 64 at hd 256: 4 rows), a sequence off the tile.
+  const int64_t seqlen = 1000;
+  const AttentionProblem p = make_problem(make_mask("sliding_window_causal:window=300", seqlen), 1, 128, 2, 256,
+                                          DType::kBf16);
+  FlashPassWork w = build_backward_work(p, flash_tile_shape(256, DType::kBf16, Pass::kBackward), 16);
+  w.tail_chunk_rows = 3;
+  const int64_t chunks = perf::backward_tail_chunks_per_head(seqlen, w.tail_chunk_rows);
+  interleave_backward_conversion(w, chunks, 4);
+  check_conversion_units(w, 2, chunks, seqlen);
+}
+
 TEST(FlashWork, BackwardConversionFollowsHeadsOnlyWhereCtasAreAboutEquallyLong) {
   const TileShape shape = flash_tile_shape(128, DType::kBf16, Pass::kBackward);
   auto after_heads = [&](const std::string& mask, int64_t seqlen) {
