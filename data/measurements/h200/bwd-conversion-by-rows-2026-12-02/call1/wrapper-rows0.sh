@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# build-carry/rows0/lcab-kernel-bench in call 1: the trial build with each conversion chunk placed by its own rows, lag 0 mean CTAs.
+LCAB_FLASH_BACKWARD_CONVERSION=rows LCAB_FLASH_BACKWARD_CONVERSION_LAG=0 exec "$(dirname "$0")/../trial/lcab-kernel-bench" "$@"
