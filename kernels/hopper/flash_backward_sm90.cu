@@ -717,7 +717,7 @@ __device__ void consume_backward(const Sm90BackwardArgs& a, unsigned char* smem,
       const int end_row = (p.work.runs[kt.run_end - 1].end_and_partial & kRunEndMask) * C::kBlockQ;
       const int last = min(a.tail_chunks_per_head - 1, (end_row - 1) / chunk_rows);
       int* const counters = p.counters + (kt.batch * s.kv_heads + kt.kv_head) * a.tail_chunks_per_head;
-      for (int c = min(first, a.tail_chunks_per_head - 1); c <= last; ++c) sm90::add_release_gpu(counters + c, 1);
+      for (int c = min(first, a.tail_chunks_per_head - 1); c <= last; ++c) sm90::add_relaxed_gpu(counters + c, 1);
     }
   }
 

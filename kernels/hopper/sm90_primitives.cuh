@@ -146,6 +146,12 @@ __device__ __forceinline__ void add_release_gpu(int* address, int value) {
   asm volatile("red.release.gpu.global.add.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
 }
 
+/// Adds to a global counter with no ordering of its own (relaxed, GPU scope): after a fence (__threadfence) the pair
+/// is a release pattern (PTX memory model), so one fence orders this thread's earlier writes before several adds.
+__device__ __forceinline__ void add_relaxed_gpu(int* address, int value) {
+  asm volatile("red.relaxed.gpu.global.add.s32 [%0], %1;\n" ::"l"(address), "r"(value) : "memory");
+}
+
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
