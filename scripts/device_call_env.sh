@@ -7,6 +7,10 @@
 #   timeout 200 BIN/lcab_kernel_tests > $O/lcab_kernel_tests.txt 2>&1; test_summary kernel $? $O/lcab_kernel_tests.txt
 #   flash_sweep BIN/lcab-measure bwd 64,128 $O/lcab-measure-kernel-bwd-DATE.jsonl 150
 #
+# or, for main's GPU tests alone, `gpu_test_suites BIN`, and for the headline run (the tests, then the benchmark
+# with the PyTorch peers) `headline_call CARRY_DIR`. The headline folders up to 2026-12-03-chunk-waits carry that
+# call inline, as they ran.
+#
 # It sets NCCL_NVLS_ENABLE=0 (NVLink multicast can take the shared host out of service) and LD_LIBRARY_PATH (the
 # machines' NCCL, cuDNN and CUPTI), O=$OUT/r and T0; archives $O as $OUT/results.tgz on exit (the device tool
 # returns at most 8 files; the archive brings the rest).
@@ -49,5 +53,40 @@ flash_sweep() {
     > /dev/null 2>> "$O/sweep-$2.err"
   local rc=$?
   echo "$2 sweep hd $3 rc=$rc points=$(wc -l < "$4") t=$(t)"
+  return $rc
+}
+
+# DIR [SECONDS]: main's three GPU test suites (lcab_kernel_tests, lcab_measure_tests, lcab_cp_tests) from the carry
+# folder DIR, each at most SECONDS (default 150), each log in $O/SUITE.txt and summarized by test_summary. Returns 1
+# when a suite fails or is missing (the others still run), 0 otherwise.
+gpu_test_suites() {
+  local suite rc=0 one
+  for suite in lcab_kernel_tests lcab_measure_tests lcab_cp_tests; do
+    if [ -x "$1/$suite" ]; then
+      timeout "${2:-150}" "$1/$suite" > "$O/$suite.txt" 2>&1
+      one=$?
+    else
+      echo "$1/$suite: not found" > "$O/$suite.txt"
+      one=127
+    fi
+    test_summary "$suite" "$one" "$O/$suite.txt"
+    [ "$one" = 0 ] || rc=1
+  done
+  return $rc
+}
+
+# DIR: the headline call of issues 3 and 4 with the binaries of carry folder DIR (lcab-measure, lcab-predict and
+# the three suites, as NAME.xz): unpacks them, device_info, gpu_test_suites, then scripts/headline_benchmark.sh into
+# $O/headline/ (its tables in $O/headline.md, progress in $O/headline.err), within 580 s of the call's start.
+headline_call() {
+  bash "$(dirname "${BASH_SOURCE[0]}")/carry.sh" unpack "$1" || return 2
+  mkdir -p "$1/apps" && ln -sf ../lcab-measure "$1/apps/lcab-measure" && ln -sf ../lcab-predict "$1/apps/lcab-predict"
+  device_info
+  gpu_test_suites "$1"
+  BUILD="$1" timeout $(( 580 - $(t) )) "$(dirname "${BASH_SOURCE[0]}")/headline_benchmark.sh" "$O/headline" \
+    > "$O/headline.md" 2> "$O/headline.err"
+  local rc=$?
+  echo "headline rc=$rc t=$(t)"
+  cat "$O/headline.md"
   return $rc
 }
