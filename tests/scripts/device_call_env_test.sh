@@ -59,14 +59,15 @@ mkdir -p "$work/suites"
 for s in lcab_kernel_tests lcab_measure_tests; do
   printf '#!/usr/bin/env bash\necho "[  PASSED  ] 7 tests."\n' > "$work/suites/$s"; chmod +x "$work/suites/$s"
 done
-suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 10; echo \"rc=\$?\"")
+suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 10; echo \"returned \$?\"")
 [[ "$suites" == *"lcab_kernel_tests rc=0 [  PASSED  ] 7 tests."* ]] || fail "kernel suite: $suites"
 [[ "$suites" == *"lcab_measure_tests rc=0 [  PASSED  ] 7 tests."* ]] || fail "measure suite: $suites"
-[[ "$suites" == *"lcab_cp_tests rc=127"* && "$suites" == *"rc=1" ]] || fail "missing cp suite not reported: $suites"
+[[ "$suites" == *"lcab_cp_tests rc=127"* && "$suites" == *$'\n'"returned 1" ]] ||
+  fail "missing cp suite not reported: $suites"
 printf '#!/usr/bin/env bash\necho "[  PASSED  ] 3 tests."\n' > "$work/suites/lcab_cp_tests"
 chmod +x "$work/suites/lcab_cp_tests"
-suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 10; echo \"rc=\$?\"")
-[[ "$suites" == *"lcab_cp_tests rc=0 [  PASSED  ] 3 tests."* && "$suites" == *"rc=0" ]] || fail "all passing: $suites"
+suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 10; echo \"returned \$?\"")
+[[ "$suites" == *"lcab_cp_tests rc=0 [  PASSED  ] 3 tests."* && "$suites" == *$'\n'"returned 0" ]] || fail "all passing: $suites"
 grep -q "3 tests" "$OUT/r/lcab_cp_tests.txt" || fail "suite log not kept in \$O"
 [ -f "$OUT/results.tgz" ] || fail "no archive on exit"
 tar tzf "$OUT/results.tgz" | grep -q "r/sweep.jsonl" || fail "the archive lacks the results"
