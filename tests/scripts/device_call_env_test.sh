@@ -67,7 +67,8 @@ suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 1
 printf '#!/usr/bin/env bash\necho "[  PASSED  ] 3 tests."\n' > "$work/suites/lcab_cp_tests"
 chmod +x "$work/suites/lcab_cp_tests"
 suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 10; echo \"returned \$?\"")
-[[ "$suites" == *"lcab_cp_tests rc=0 [  PASSED  ] 3 tests."* && "$suites" == *$'\n'"returned 0" ]] || fail "all passing: $suites"
+[[ "$suites" == *"lcab_cp_tests rc=0 [  PASSED  ] 3 tests."* && "$suites" == *$'\n'"returned 0" ]] ||
+  fail "all passing: $suites"
 grep -q "3 tests" "$OUT/r/lcab_cp_tests.txt" || fail "suite log not kept in \$O"
 [ -f "$OUT/results.tgz" ] || fail "no archive on exit"
 tar tzf "$OUT/results.tgz" | grep -q "r/sweep.jsonl" || fail "the archive lacks the results"
