@@ -79,36 +79,59 @@ __device__ __forceinline__ void add_pair(float* dst, float x, float y) {
 #endif
 }
 
+// delta = rowsum(dout * out) per (batch, head, q) row. A block takes kDeltaRowsPerThread x (kDeltaThreads /
+// kLanesPerRow) consecutive q rows of one (batch, head), heads fastest in the block order, so that the blocks resident
+// together read contiguous memory and each block writes its rows' deltas contiguously ([batch, head, q]). Each group
+// of kLanesPerRow lanes sums one row at a time, 16 bytes of out and dout per lane, with every load of its rows issued
+// before the first sum (2 x kDeltaRowsPerThread 16-byte loads in flight per thread).
+constexpr int kDeltaThreads = 256;
+constexpr int kDeltaRowsPerThread = 4;
+template <int kHeadDim>
+constexpr int delta_rows_per_block() {
+  return kDeltaRowsPerThread * (kDeltaThreads / (kHeadDim / 8));
+}
+
 template <typename T, int kHeadDim>
-__global__ void delta_kernel(const BackwardParams p) {
+__global__ void __launch_bounds__(kDeltaThreads) delta_kernel(const BackwardParams p) {
   // The Hopper grid's conversion counters (BackwardParams::counters), zeroed before its launch.
   if (p.counters != nullptr && blockIdx.x == 0) {
     const int counters = p.work.tail_counters;
     for (int i = static_cast<int>(threadIdx.x); i < counters; i += static_cast<int>(blockDim.x)) p.counters[i] = 0;
   }
   constexpr int kLanesPerRow = kHeadDim / 8;
-  const int64_t rows = static_cast<int64_t>(p.shape.batch) * p.shape.seqlen_q * p.shape.heads;
-  const int64_t row = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kLanesPerRow;
+  constexpr int kRowsPerPass = kDeltaThreads / kLanesPerRow;
+  static_assert(32 % kLanesPerRow == 0, "a row's lanes lie in one warp");
+  const Shape& s = p.shape;
+  const int head = static_cast<int>(blockIdx.x % static_cast<unsigned>(s.heads));
+  const int64_t q_block_and_batch = blockIdx.x / static_cast<unsigned>(s.heads);
+  const int64_t q_blocks = (s.seqlen_q + delta_rows_per_block<kHeadDim>() - 1) / delta_rows_per_block<kHeadDim>();
+  const int64_t batch = q_block_and_batch / q_blocks;
+  const int q_first = static_cast<int>(q_block_and_batch % q_blocks) * delta_rows_per_block<kHeadDim>() +
+                      static_cast<int>(threadIdx.x) / kLanesPerRow;
   const int lane_in_row = static_cast<int>(threadIdx.x) % kLanesPerRow;
-  float sum = 0.f;
-  if (row < rows) {
-    const int64_t offset = row * kHeadDim + lane_in_row * 8;
-    const uint4 o = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.out) + offset);
-    const uint4 d = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.dout) + offset);
-    const T* ov = reinterpret_cast<const T*>(&o);
-    const T* dv = reinterpret_cast<const T*>(&d);
+  const int64_t row_stride = static_cast<int64_t>(s.heads) * kHeadDim;  // elements from q to q + 1
+  const int64_t first = ((batch * s.seqlen_q + q_first) * s.heads + head) * kHeadDim + lane_in_row * 8;
+  uint4 o[kDeltaRowsPerThread];
+  uint4 d[kDeltaRowsPerThread];
+#pragma unroll
+  for (int i = 0; i < kDeltaRowsPerThread; ++i) {
+    const bool valid = q_first + i * kRowsPerPass < s.seqlen_q;
+    const int64_t offset = first + static_cast<int64_t>(i) * kRowsPerPass * row_stride;
+    o[i] = valid ? *reinterpret_cast<const uint4*>(static_cast<const T*>(p.out) + offset) : make_uint4(0, 0, 0, 0);
+    d[i] = valid ? *reinterpret_cast<const uint4*>(static_cast<const T*>(p.dout) + offset) : make_uint4(0, 0, 0, 0);
+  }
+  float* const delta_row = p.delta + (batch * s.heads + head) * s.seqlen_q;
+#pragma unroll
+  for (int i = 0; i < kDeltaRowsPerThread; ++i) {
+    const T* ov = reinterpret_cast<const T*>(&o[i]);
+    const T* dv = reinterpret_cast<const T*>(&d[i]);
+    float sum = 0.f;
 #pragma unroll
     for (int n = 0; n < 8; ++n) sum += MmaType<T>::to_float(ov[n]) * MmaType<T>::to_float(dv[n]);
-  }
 #pragma unroll
-  for (int offset = kLanesPerRow / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (row < rows && lane_in_row == 0) {
-    // row = (batch * seqlen_q + q) * heads + head -> delta[batch, head, q]
-    const int head = static_cast<int>(row % p.shape.heads);
-    const int64_t bq = row / p.shape.heads;
-    const int q = static_cast<int>(bq % p.shape.seqlen_q);
-    const int64_t batch = bq / p.shape.seqlen_q;
-    p.delta[(batch * p.shape.heads + head) * p.shape.seqlen_q + q] = sum;
+    for (int offset = kLanesPerRow / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    const int q = q_first + i * kRowsPerPass;
+    if (q < s.seqlen_q && lane_in_row == 0) delta_row[q] = sum;
   }
 }
 
@@ -414,11 +437,12 @@ void launch_preprocess_typed(const BackwardParams& params, cudaStream_t stream) 
   if (!params.dq_accum_zeroed) {
     LCAB_CUDA_CHECK(cudaMemsetAsync(params.dq_accum, 0, static_cast<size_t>(q_elems) * sizeof(float), stream));
   }
-  constexpr int kDeltaThreads = 256;
-  const int64_t delta_threads = static_cast<int64_t>(s.batch) * s.seqlen_q * s.heads * (kHeadDim / 8);
-  delta_kernel<T, kHeadDim>
-      <<<static_cast<unsigned>((delta_threads + kDeltaThreads - 1) / kDeltaThreads), kDeltaThreads, 0, stream>>>(
-          params);
+  const int64_t q_blocks = (s.seqlen_q + delta_rows_per_block<kHeadDim>() - 1) / delta_rows_per_block<kHeadDim>();
+  const int64_t delta_blocks = static_cast<int64_t>(s.batch) * s.heads * q_blocks;
+  LCAB_CHECK(delta_blocks < (int64_t(1) << 31), "delta grid of " << delta_blocks << " blocks is too large");
+  if (delta_blocks > 0) {
+    delta_kernel<T, kHeadDim><<<static_cast<unsigned>(delta_blocks), kDeltaThreads, 0, stream>>>(params);
+  }
   LCAB_CUDA_CHECK_LAUNCH();
 }
 
