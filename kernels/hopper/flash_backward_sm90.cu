@@ -2,7 +2,9 @@
 // converts the fp32 dQ accumulator and writes zeros back over it for the next call (the accumulator is zeroed once,
 // when allocated: BackwardParams::dq_accum_zeroed). The preprocess (delta = rowsum(dO * O)) is the mma.sync path's
 // launch. (A one-warp kernel computing delta beside this grid did not fit beside its 168-register CTAs, and at 160 it
-// cost 1.4-2.6% while its warps fell behind the grid: data/measurements/h200/bwd-delta-beside-2026-12-01/.)
+// cost 1.4-2.6% while its warps fell behind the grid: data/measurements/h200/bwd-delta-beside-2026-12-01/. Summed
+// inside the steps from an O tile loaded beside each dO, it cost every step about 5%, more than the pass saves but
+// where a q tile meets few k tiles: data/measurements/h200/bwd-delta-in-steps-2026-12-03/.)
 //
 // One CTA per (k tile of 128 keys, kv head, batch element), in the work list's launch order (each kv head's k tiles
 // costliest first, kv head after kv head, long k tiles of every head first: perf::grid_launch_order; where documents
