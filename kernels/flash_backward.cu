@@ -90,6 +90,11 @@ template <int kHeadDim>
 constexpr int delta_rows_per_block() {
   return kDeltaRowsPerThread * (kDeltaThreads / (kHeadDim / 8));
 }
+/// Blocks of delta_rows_per_block q rows per (batch, head): the launch's grid is batch x heads x this.
+template <int kHeadDim>
+__host__ __device__ int64_t delta_q_blocks(int64_t seqlen_q) {
+  return (seqlen_q + delta_rows_per_block<kHeadDim>() - 1) / delta_rows_per_block<kHeadDim>();
+}
 
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(kDeltaThreads) delta_kernel(const BackwardParams p) {
@@ -104,7 +109,7 @@ __global__ void __launch_bounds__(kDeltaThreads) delta_kernel(const BackwardPara
   const Shape& s = p.shape;
   const int head = static_cast<int>(blockIdx.x % static_cast<unsigned>(s.heads));
   const int64_t q_block_and_batch = blockIdx.x / static_cast<unsigned>(s.heads);
-  const int64_t q_blocks = (s.seqlen_q + delta_rows_per_block<kHeadDim>() - 1) / delta_rows_per_block<kHeadDim>();
+  const int64_t q_blocks = delta_q_blocks<kHeadDim>(s.seqlen_q);
   const int64_t batch = q_block_and_batch / q_blocks;
   const int q_first = static_cast<int>(q_block_and_batch % q_blocks) * delta_rows_per_block<kHeadDim>() +
                       static_cast<int>(threadIdx.x) / kLanesPerRow;
@@ -115,7 +120,7 @@ __global__ void __launch_bounds__(kDeltaThreads) delta_kernel(const BackwardPara
   uint4 d[kDeltaRowsPerThread];
 #pragma unroll
   for (int i = 0; i < kDeltaRowsPerThread; ++i) {
-    const bool valid = q_first + i * kRowsPerPass < s.seqlen_q;
+    const bool valid = q_first + i * kRowsPerPass < s.seqlen_q;  // (rows past the sequence: zeros, not written)
     const int64_t offset = first + static_cast<int64_t>(i) * kRowsPerPass * row_stride;
     o[i] = valid ? *reinterpret_cast<const uint4*>(static_cast<const T*>(p.out) + offset) : make_uint4(0, 0, 0, 0);
     d[i] = valid ? *reinterpret_cast<const uint4*>(static_cast<const T*>(p.dout) + offset) : make_uint4(0, 0, 0, 0);
@@ -437,8 +442,7 @@ void launch_preprocess_typed(const BackwardParams& params, cudaStream_t stream) 
   if (!params.dq_accum_zeroed) {
     LCAB_CUDA_CHECK(cudaMemsetAsync(params.dq_accum, 0, static_cast<size_t>(q_elems) * sizeof(float), stream));
   }
-  const int64_t q_blocks = (s.seqlen_q + delta_rows_per_block<kHeadDim>() - 1) / delta_rows_per_block<kHeadDim>();
-  const int64_t delta_blocks = static_cast<int64_t>(s.batch) * s.heads * q_blocks;
+  const int64_t delta_blocks = static_cast<int64_t>(s.batch) * s.heads * delta_q_blocks<kHeadDim>(s.seqlen_q);
   LCAB_CHECK(delta_blocks < (int64_t(1) << 31), "delta grid of " << delta_blocks << " blocks is too large");
   if (delta_blocks > 0) {
     delta_kernel<T, kHeadDim><<<static_cast<unsigned>(delta_blocks), kDeltaThreads, 0, stream>>>(params);
