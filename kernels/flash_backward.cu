@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   T* v_tile = k_tile + C::kKvElems;
   T* q_tiles = v_tile + C::kKvElems;    // 2 stages
   T* do_tiles = q_tiles + 2 * C::kQElems;  // 2 stages
-  T* ds_tile = do_tiles + 2 * C::kQElems;  // [kBlockQ][kBlockK], swizzled
+  T* ds_tile = do_tiles + 2 * C::kQElems;  // dS^T [kBlockK][kBlockQ], swizzled
   float* lse_tiles = reinterpret_cast<float*>(ds_tile + C::kBlockQ * C::kBlockK);  // 2 stages
   float* delta_tiles = lse_tiles + 2 * C::kBlockQ;                                  // 2 stages
 
@@ -242,8 +242,10 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   const uint32_t t_lane_offset = 2 * (t_rows * kHeadDim + (((lane / 16) ^ swz) << 3));
   const int dq_row_group = warp % C::kDqRowGroups;
   const int dq_col_group = warp / C::kDqRowGroups;
+  // dS^T is stored keys x queries: the A operand (queries x keys) of dQ's 16 x 16 step is its four 8 x 8 blocks
+  // read transposed, block j from keys 8 (j / 2) + row, queries 16 dq_row_group + 8 (j % 2).
   const uint32_t ds_a_lane =
-      smem_address(ds_tile) + 2 * ((dq_row_group * 16 + a_rows) * C::kBlockK + (((lane / 16) ^ swz) << 3));
+      smem_address(ds_tile) + 2 * (b_rows * C::kBlockQ + (((2 * dq_row_group + (lane / 8) % 2) ^ swz) << 3));
   const uint32_t k_t_lane =
       smem_address(k_tile) +
       2 * (t_rows * kHeadDim + (((dq_col_group * C::kDqCols / 8 + lane / 16) ^ swz) << 3));
@@ -357,20 +359,14 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
         mma_16816<T>(dk_acc[2 * n2], a_ds, b[0], b[1]);
         mma_16816<T>(dk_acc[2 * n2 + 1], a_ds, b[2], b[3]);
       }
-      // Stage dS (queries x keys) in shared memory for dQ = dS K.
-      T* ds = ds_tile;
+      // Stage dS^T (keys x queries, as this warp holds it) in shared memory for dQ = dS K: one 32-bit store per
+      // packed pair of queries; the dQ product reads it back transposed (ldmatrix .trans).
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
+      for (int j = 0; j < 2; ++j) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int query = kk * 16 + half * 8 + 2 * t + e;
-            const int key = warp_key0 + g + 8 * r;
-            const uint32_t packed = a_ds[half * 2 + r];
-            const uint16_t bits16 = static_cast<uint16_t>(e == 0 ? (packed & 0xffffu) : (packed >> 16));
-            *reinterpret_cast<uint16_t*>(ds + swizzled<C::kBlockK>(query, key)) = bits16;
-          }
+          const int key = warp_key0 + g + 8 * r;
+          *reinterpret_cast<uint32_t*>(ds_tile + swizzled<C::kBlockQ>(key, (2 * kk + j) * 8 + 2 * t)) = a_ds[2 * j + r];
         }
       }
     }
@@ -386,7 +382,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < C::kBlockK / 16; ++kk) {
         uint32_t a[4];
-        ldmatrix_x4(a, ds_a_lane ^ (32 * kk));
+        ldmatrix_x4_trans(a, ds_a_lane + kk * 16 * C::kBlockQ * 2);
 #pragma unroll
         for (int n2 = 0; n2 < C::kDqTiles / 2; ++n2) {
           uint32_t b[4];

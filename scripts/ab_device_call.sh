@@ -12,6 +12,7 @@
 # ab-BUILD.jsonl, ab-summary-BUILD.txt. A build whose tests fail or hang is not timed (exit 1). Settings (env):
 #   ROUNDS      rounds of the rotation (default 3)
 #   PASS        fwd or bwd (default fwd)
+#   IMPL        the implementation timed (default lcab_flash; lcab_flash_sm80 for the mma.sync path)
 #   HEAD_DIMS   default "128 64 256"
 #   MASKS_LONG  at SEQ_LONG (default 32k): causal_document,sliding_window_causal,block_causal_document,band1 (band1:
 #               one whole 128 x 128 tile per q-tile row, all row cost; written to /tmp/masks)
@@ -67,12 +68,12 @@ for ((round = 0; round < ${ROUNDS:-3}; ++round)); do
   for ((k = 0; k < n; ++k)); do
     v=${builds[$(( (round + k) % n ))]}
     for hd in ${HEAD_DIMS:-128 64 256}; do
-      timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "$long_masks" --seqlen "${SEQ_LONG:-32k}" \
+      timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "$long_masks" --seqlen "${SEQ_LONG:-32k}" \
         --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd long"
-      timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "${MASKS_SHORT:-full,causal}" --seqlen "${SEQ_SHORT:-16k}" \
+      timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "${MASKS_SHORT:-full,causal}" --seqlen "${SEQ_SHORT:-16k}" \
         --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd short"
       if [ -n "${MASKS_EXTRA:-}" ]; then
-        timeout 200 "$B/$v/lcab-kernel-bench" --impl lcab_flash --mask "$MASKS_EXTRA" --seqlen "$SEQ_EXTRA" \
+        timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "$MASKS_EXTRA" --seqlen "$SEQ_EXTRA" \
           --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd extra"
       fi
     done
