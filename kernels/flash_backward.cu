@@ -3,9 +3,10 @@
 //   2. dK/dV: one CTA per (k tile, kv head, batch), 8 warps of 16 keys each. It walks, for every q head of its
 //      GQA group, the q tiles that touch its k tile (the transposed work list), keeping dK and dV in fp32
 //      registers, so dK/dV need no atomics and no per-q-head expansion. dQ of each (q tile, k tile) pair is
-//      computed in the same step from dS staged in shared memory and added to an fp32 accumulator with atomics:
-//      a separate dQ pass would recompute Q K^T and dO V^T (two of the five backward GEMMs) for every tile;
-//      the atomics cost fp32 reduction traffic and make the summation order (not the math) nondeterministic;
+//      computed in the same step from dS^T staged in shared memory (as the warps hold it) and added to an fp32
+//      accumulator with atomics: a separate dQ pass would recompute Q K^T and dO V^T (two of the five backward
+//      GEMMs) for every tile; the atomics cost fp32 reduction traffic and make the summation order (not the math)
+//      nondeterministic;
 //   3. dq = dq_accum converted to the element type.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

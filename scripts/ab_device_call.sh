@@ -63,19 +63,19 @@ json.dump({"seqlen": S, "slices": slices}, open(f"{sys.argv[1]}/band1.json", "w"
 PY
 long_masks="${MASKS_LONG:-causal_document,sliding_window_causal,block_causal_document,band1}"
 long_masks="${long_masks//band1/file:$M/band1.json}"
+# NAME MASKS SEQLENS: one lcab-kernel-bench run of build $v at head dim $hd, appended to ab-$v.jsonl.
+bench() {
+  timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "$2" --seqlen "$3" --head-dim "$hd" \
+    --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd $1"
+}
 n=${#builds[@]}
 for ((round = 0; round < ${ROUNDS:-3}; ++round)); do
   for ((k = 0; k < n; ++k)); do
     v=${builds[$(( (round + k) % n ))]}
     for hd in ${HEAD_DIMS:-128 64 256}; do
-      timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "$long_masks" --seqlen "${SEQ_LONG:-32k}" \
-        --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd long"
-      timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "${MASKS_SHORT:-full,causal}" --seqlen "${SEQ_SHORT:-16k}" \
-        --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd short"
-      if [ -n "${MASKS_EXTRA:-}" ]; then
-        timeout 200 "$B/$v/lcab-kernel-bench" --impl "${IMPL:-lcab_flash}" --mask "$MASKS_EXTRA" --seqlen "$SEQ_EXTRA" \
-          --head-dim "$hd" --pass "${PASS:-fwd}" --warmup 3 --iters 10 --json "$O/ab-$v.jsonl" > /dev/null || echo "FAILED $v $hd extra"
-      fi
+      bench long "$long_masks" "${SEQ_LONG:-32k}"
+      bench short "${MASKS_SHORT:-full,causal}" "${SEQ_SHORT:-16k}"
+      [ -z "${MASKS_EXTRA:-}" ] || bench extra "$MASKS_EXTRA" "$SEQ_EXTRA"
     done
   done
   echo "round $((round + 1)) done t=$(t)"
