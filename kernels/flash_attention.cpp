@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,7 @@
 #include "kernels/flash_work.h"
 #include "kernels/hopper/flash_sm90.h"
 #include "kernels/implementations.h"
+#include "kernels/mma_sync_fit.h"
 #include "model/cli_values.h"
 #include "model/perf/backward_tail.h"
 
@@ -69,7 +71,9 @@ struct UploadedWork {
 
 struct DeviceTraits {
   int major = 0;
+  int minor = 0;
   int sm_count = 0;
+  int shared_bytes_per_block = 0;  ///< the per-block opt-in limit of dynamic shared memory
 };
 
 DeviceTraits current_device() {
@@ -77,8 +81,19 @@ DeviceTraits current_device() {
   DeviceTraits traits;
   LCAB_CUDA_CHECK(cudaGetDevice(&device));
   LCAB_CUDA_CHECK(cudaDeviceGetAttribute(&traits.major, cudaDevAttrComputeCapabilityMajor, device));
+  LCAB_CUDA_CHECK(cudaDeviceGetAttribute(&traits.minor, cudaDevAttrComputeCapabilityMinor, device));
   LCAB_CUDA_CHECK(cudaDeviceGetAttribute(&traits.sm_count, cudaDevAttrMultiProcessorCount, device));
+  LCAB_CUDA_CHECK(
+      cudaDeviceGetAttribute(&traits.shared_bytes_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   return traits;
+}
+
+// Why this device cannot run `pass` of the mma.sync kernels at `head_dim` ("" when it can; mma_sync_fit.h).
+std::string mma_sync_shortfall_on(const DeviceTraits& device, int head_dim, Pass pass) {
+  const flash::MmaSyncDevice offered{device.major, device.minor, static_cast<size_t>(device.shared_bytes_per_block)};
+  const size_t asked =
+      pass == Pass::kForward ? flash::forward_shared_bytes(head_dim) : flash::backward_shared_bytes(head_dim);
+  return flash::mma_sync_shortfall(offered, asked, head_dim, pass);
 }
 
 /// How an lcab_flash registration chooses the forward's code path.
@@ -89,16 +104,27 @@ FlashArch path_for(PathChoice choice, const DeviceTraits& device) {
   return FlashArch::kMmaSync;
 }
 
+/// The current device's traits; none where no GPU is visible or a query fails (never throws).
+std::optional<DeviceTraits> visible_device() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    return std::nullopt;
+  }
+  try {
+    return current_device();
+  } catch (const Error&) {
+    (void)cudaGetLastError();
+    return std::nullopt;
+  }
+}
+
 /// The code path prepare() would pick here; the mma.sync path where no GPU is visible (what a host-only caller
 /// can rely on).
 FlashArch path_here(PathChoice choice) {
   if (choice == PathChoice::kMmaSyncOnly) return FlashArch::kMmaSync;
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    (void)cudaGetLastError();
-    return FlashArch::kMmaSync;
-  }
-  return path_for(choice, current_device());
+  const std::optional<DeviceTraits> device = visible_device();
+  return device ? path_for(choice, *device) : FlashArch::kMmaSync;
 }
 
 // The value of an environment variable that forces one of `valid` ("" when unset); any other value throws
@@ -153,14 +179,14 @@ FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashAr
 
 class FlashPlan final : public AttentionPlan {
  public:
-  FlashPlan(const AttentionProblem& problem, FlashArch arch, int sm_count)
+  FlashPlan(const AttentionProblem& problem, FlashArch arch, const DeviceTraits& device)
       : problem_(problem),
         arch_(arch),
-        sm_count_(sm_count),
+        sm_count_(device.sm_count),
         forward_work_(build_forward_work(
             problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch),
             arch == FlashArch::kSm90 ? ForwardMasking::kRunMasks : ForwardMasking::kSlices)),
-        backward_work_(build_flash_backward_work(problem, arch, sm_count)) {
+        backward_work_(build_flash_backward_work(problem, arch, device.sm_count)) {
     shape_.batch = static_cast<int32_t>(problem.batch);
     shape_.heads = static_cast<int32_t>(problem.heads);
     shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);
@@ -177,7 +203,9 @@ class FlashPlan final : public AttentionPlan {
     if (arch_ == FlashArch::kSm90) {
       flash::configure_backward_sm90(problem.dtype, head_dim);
     } else {
-      flash::configure_backward(problem.dtype, head_dim);
+      // A forward-only plan where the backward's CTA does not fit (supports() says so for the backward pass).
+      backward_shortfall_ = mma_sync_shortfall_on(device, head_dim, Pass::kBackward);
+      if (backward_shortfall_.empty()) flash::configure_backward(problem.dtype, head_dim);
     }
   }
 
@@ -205,6 +233,7 @@ class FlashPlan final : public AttentionPlan {
   }
 
   void backward(const BackwardArgs& args) override {
+    LCAB_CHECK(backward_shortfall_.empty(), backward_shortfall_);
     const int64_t q_elems = problem_.batch * problem_.seqlen_q * problem_.heads * problem_.head_dim;
     if (dq_accum_.bytes() == 0) {
       // Allocated on first use so that forward-only callers do not pay for it; a measurement's warm-up run
@@ -255,6 +284,7 @@ class FlashPlan final : public AttentionPlan {
   AttentionProblem problem_;
   FlashArch arch_;
   int sm_count_;
+  std::string backward_shortfall_;  ///< why this GPU cannot run the mma.sync backward ("" when it can)
   flash::Shape shape_;
   UploadedWork forward_work_;
   UploadedWork backward_work_;
@@ -278,7 +308,7 @@ class FlashAttention final : public AttentionImpl {
            "specialization (sm_90a, head dims 64, 128 and 256), elsewhere FlashAttention-2-style mma.sync (sm_80+, "
            "head dims 64 and 128)";
   }
-  Support supports(const AttentionProblem& problem, Pass /*pass*/) const override {
+  Support supports(const AttentionProblem& problem, Pass pass) const override {
     if (!flash_supports_head_dim(problem.head_dim, FlashArch::kSm90)) {
       return Support::no("lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " +
                          std::to_string(problem.head_dim));
@@ -293,13 +323,20 @@ class FlashAttention final : public AttentionImpl {
     if (problem.seqlen_q > kIndexLimit || problem.seqlen_k > kIndexLimit || problem.heads > kIndexLimit) {
       return Support::no("lcab_flash indexes tokens with 32-bit integers");
     }
+    // A GPU that cannot run the mma.sync kernels this pass would take: older than sm_80, or a CTA's shared memory
+    // past its limit (the hd 128 backward on sm_86 and sm_89). Unknown without a visible GPU.
+    if (const std::optional<DeviceTraits> device = visible_device();
+        device && path_for(choice_, *device) == FlashArch::kMmaSync) {
+      const std::string why = mma_sync_shortfall_on(*device, static_cast<int>(problem.head_dim), pass);
+      if (!why.empty()) return Support::no(why);
+    }
     return Support::yes();
   }
   std::unique_ptr<AttentionPlan> prepare(const AttentionProblem& problem) const override {
     const Support support = supports(problem, Pass::kForward);
     LCAB_CHECK(support.supported, support.reason);
     const DeviceTraits device = current_device();
-    return std::make_unique<FlashPlan>(problem, path_for(choice_, device), device.sm_count);
+    return std::make_unique<FlashPlan>(problem, path_for(choice_, device), device);
   }
 
  private:

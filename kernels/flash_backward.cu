@@ -17,6 +17,7 @@
 #include "kernels/flash_common.cuh"
 #include "kernels/flash_dispatch.cuh"
 #include "kernels/flash_kernels.h"
+#include "kernels/mma_sync_fit.h"
 
 namespace lcab::kernels::flash {
 namespace {
@@ -430,6 +431,10 @@ template <typename T, int kHeadDim>
 void configure_backward_typed() {
   LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(BackwardConfig<kHeadDim>::kSmemBytes)));
+  if (const int percent = forced_smem_carveout_percent(); percent >= 0) {
+    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim>,
+                                         cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  }
 }
 
 template <typename T, int kHeadDim>
@@ -495,6 +500,11 @@ struct LaunchPostprocess {
 }  // namespace
 
 void configure_backward(DType dtype, int head_dim) { dispatch<ConfigureBackward>(dtype, head_dim); }
+
+size_t backward_shared_bytes(int head_dim) {
+  LCAB_CHECK(head_dim == 64 || head_dim == 128, "the mma.sync backward has head dims 64 and 128, not " << head_dim);
+  return head_dim == 64 ? BackwardConfig<64>::kSmemBytes : BackwardConfig<128>::kSmemBytes;
+}
 
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
   dispatch<LaunchBackward>(dtype, head_dim, params, stream);

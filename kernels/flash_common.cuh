@@ -112,19 +112,26 @@ __device__ __forceinline__ int swizzled(int row, int col) {
 
 /// Loads rows [row0, row0 + kRows) of a [rows, stride] global matrix (kCols contiguous 16-bit elements per
 /// row, rows `stride` elements apart) into a swizzled shared tile; rows at or past `row_limit` are zero-filled.
+/// Each thread copies the same 16-byte column chunk of every kThreads / (kCols / 8)-th row: its shared address is
+/// one base plus a constant per pass (the passes' rows keep their swizzle, row % 8), its global address one pointer
+/// plus a stride per pass. (Each chunk's row and column computed from a chunk index kept those per-chunk values live
+/// across the kernels' loops: at head dim 128 the mma.sync forward spilled them.)
 template <int kRows, int kCols, int kThreads, typename T>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* global, int64_t stride, int row0, int row_limit) {
   constexpr int kChunksPerRow = kCols / 8;
-  constexpr int kChunks = kRows * kChunksPerRow;
-  static_assert(kChunks % kThreads == 0, "tile chunks must divide evenly over the threads");
+  constexpr int kRowsPerPass = kThreads / kChunksPerRow;
+  static_assert(kThreads % kChunksPerRow == 0 && kRows % kRowsPerPass == 0, "tile rows must divide over the passes");
+  static_assert(kRowsPerPass % 8 == 0, "each pass keeps the swizzle's row % 8");
+  const int row = static_cast<int>(threadIdx.x / kChunksPerRow);
+  const int col = static_cast<int>(threadIdx.x % kChunksPerRow) * 8;
+  const uint32_t dst = smem_address(tile + swizzled<kCols>(row, col));
+  const T* src = global + static_cast<int64_t>(row0 + row) * stride + col;
+  const int rows_left = row_limit - row0 - row;
 #pragma unroll
-  for (int n = 0; n < kChunks / kThreads; ++n) {
-    const int chunk = static_cast<int>(threadIdx.x) + n * kThreads;
-    const int row = chunk / kChunksPerRow;
-    const int col = (chunk % kChunksPerRow) * 8;
-    const bool valid = row0 + row < row_limit;
-    const T* src = global + (valid ? static_cast<int64_t>(row0 + row) * stride + col : 0);
-    cp_async_16(smem_address(tile + swizzled<kCols>(row, col)), src, valid);
+  for (int n = 0; n < kRows / kRowsPerPass; ++n) {
+    const bool valid = n * kRowsPerPass < rows_left;
+    cp_async_16(dst + n * kRowsPerPass * kCols * 2, valid ? src : global, valid);
+    src += kRowsPerPass * stride;
   }
 }
 

@@ -1,7 +1,10 @@
 // lcab_flash forward: FlashAttention-2-style, one CTA per (q-tile row, q head, batch), 4 warps of 32 rows each, in
 // the work list's item order (kv-head sections whose K and V stay in L2: FlashPassWork::section_heads).
 // The CTA walks its row's runs of k tiles from the host work list: full tiles run no masking code, partial
-// tiles are masked against the slices intersecting the row; K/V tiles are double-buffered with cp.async.
+// tiles are masked against the slices intersecting the row. One K and one V buffer (cp.async), loaded in turn: a
+// tile's V under its S = Q K^T and softmax, the next tile's K under its O += P V. At head dim 128 that is 64 KiB of
+// shared memory per CTA, so that two CTAs fit on an SM of an A100 (164 KiB), where K and V double-buffered (96 KiB)
+// left one (FlashAttention-2 loads them so too).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -12,6 +15,7 @@
 #include "kernels/flash_dispatch.cuh"
 #include "kernels/flash_kernels.h"
 #include "kernels/flash_tiles.h"
+#include "kernels/mma_sync_fit.h"
 
 namespace lcab::kernels::flash {
 namespace {
@@ -30,7 +34,7 @@ struct ForwardConfig {
   static constexpr int kQkSteps = kHeadDim / 16;
   static constexpr int kPvSteps = kBlockK / 16;
   static constexpr int kTileElems = kBlockK * kHeadDim;
-  static constexpr size_t kSmemBytes = (kBlockQ * kHeadDim + 4 * kTileElems) * 2;  // Q + 2 stages of K and V
+  static constexpr size_t kSmemBytes = (kBlockQ * kHeadDim + 2 * kTileElems) * 2;  // Q, one K and one V tile
 };
 
 // Walks the runs of one outer tile: (run index, inner tile).
@@ -60,8 +64,8 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
   using C = ForwardConfig<kHeadDim>;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* q_tile = reinterpret_cast<T*>(smem_raw);
-  T* k_tiles = q_tile + C::kBlockQ * kHeadDim;
-  T* v_tiles = k_tiles + 2 * C::kTileElems;
+  T* k_tile = q_tile + C::kBlockQ * kHeadDim;
+  T* v_tile = k_tile + C::kTileElems;
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -106,14 +110,10 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
 
   if (cursor.valid()) {
     load_tile_async<C::kBlockQ, kHeadDim, C::kThreads>(q_tile, q_base, q_stride, q0, s.seqlen_q);
-    cp_async_commit();
-    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tiles, k_base, kv_stride, cursor.tile * C::kBlockK,
-                                                       s.seqlen_k);
-    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tiles, v_base, kv_stride, cursor.tile * C::kBlockK,
+    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tile, k_base, kv_stride, cursor.tile * C::kBlockK,
                                                        s.seqlen_k);
     cp_async_commit();
   }
-  int stage = 0;
   // Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 == lane % 8, so the swizzled byte offset
   // of 16-byte chunk 2 * step + c (c = 0 or 1) is lane_base ^ (32 * step): one XOR per use, no per-step table.
   const int swz = lane & 7;
@@ -123,25 +123,19 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
     const int row = warp * 16 * C::kMTiles + mi * 16 + (lane % 16);
     q_lane[mi] = smem_address(q_tile) + 2 * (row * kHeadDim + (((lane / 16) ^ swz) << 3));
   }
-  const uint32_t k_lane0 =
-      smem_address(k_tiles) + 2 * (((lane % 8) + 8 * (lane / 16)) * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
-  const uint32_t v_lane0 =
-      smem_address(v_tiles) + 2 * (((lane % 8) + 8 * ((lane / 8) % 2)) * kHeadDim + (((lane / 16) ^ swz) << 3));
+  const uint32_t k_lane =
+      smem_address(k_tile) + 2 * (((lane % 8) + 8 * (lane / 16)) * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
+  const uint32_t v_lane =
+      smem_address(v_tile) + 2 * (((lane % 8) + 8 * ((lane / 8) % 2)) * kHeadDim + (((lane / 16) ^ swz) << 3));
   while (cursor.valid()) {
-    const RunCursor next = cursor.next(runs);
-    if (next.valid()) {
-      const int k_row = next.tile * C::kBlockK;
-      load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tiles + (stage ^ 1) * C::kTileElems, k_base, kv_stride,
-                                                         k_row, s.seqlen_k);
-      load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tiles + (stage ^ 1) * C::kTileElems, v_base, kv_stride,
-                                                         k_row, s.seqlen_k);
-    }
-    cp_async_commit();
-    cp_async_wait<1>();
+    const int k0 = cursor.tile * C::kBlockK;
+    // K of this tile has landed, and every warp is done with the previous tile's V: load this tile's V under S.
+    // (Loading the first tile's V with Q and its K instead measured -1.1% to +1.8% per cycle on an H200, hd 64
+    // losing: data/measurements/h200/sm80-forward-single-buffer-2026-12-03/.)
+    cp_async_wait<0>();
     __syncthreads();
-
-    const uint32_t k_lane = k_lane0 + stage * C::kTileElems * 2;
-    const uint32_t v_lane = v_lane0 + stage * C::kTileElems * 2;
+    load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tile, v_base, kv_stride, k0, s.seqlen_k);
+    cp_async_commit();
 
     // S = Q K^T for this warp's rows.
     float s_acc[C::kMTiles][C::kSTiles][4];
@@ -166,7 +160,6 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
       }
     }
 
-    const int k0 = cursor.tile * C::kBlockK;
     if (cursor.partial(runs)) {
       // Looked up here, not kept live across the loop: registers are the scarce resource of this kernel.
       const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
@@ -224,32 +217,45 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
       }
     }
 
+    // P in the element type, as A fragments of P V (half the registers of S, which dies here).
+    uint32_t p_frag[C::kPvSteps][C::kMTiles][4];
 #pragma unroll
     for (int kk = 0; kk < C::kPvSteps; ++kk) {
-      uint32_t a[C::kMTiles][4];
 #pragma unroll
       for (int mi = 0; mi < C::kMTiles; ++mi) {
-        a[mi][0] = MmaType<T>::pack(s_acc[mi][2 * kk][0], s_acc[mi][2 * kk][1]);
-        a[mi][1] = MmaType<T>::pack(s_acc[mi][2 * kk][2], s_acc[mi][2 * kk][3]);
-        a[mi][2] = MmaType<T>::pack(s_acc[mi][2 * kk + 1][0], s_acc[mi][2 * kk + 1][1]);
-        a[mi][3] = MmaType<T>::pack(s_acc[mi][2 * kk + 1][2], s_acc[mi][2 * kk + 1][3]);
+        p_frag[kk][mi][0] = MmaType<T>::pack(s_acc[mi][2 * kk][0], s_acc[mi][2 * kk][1]);
+        p_frag[kk][mi][1] = MmaType<T>::pack(s_acc[mi][2 * kk][2], s_acc[mi][2 * kk][3]);
+        p_frag[kk][mi][2] = MmaType<T>::pack(s_acc[mi][2 * kk + 1][0], s_acc[mi][2 * kk + 1][1]);
+        p_frag[kk][mi][3] = MmaType<T>::pack(s_acc[mi][2 * kk + 1][2], s_acc[mi][2 * kk + 1][3]);
       }
+    }
+
+    // V has landed and every warp is done with K: load the next tile's K under P V. (Issued before the softmax,
+    // with S's 64 floats still live, its addresses spilled the loop at head dim 128.)
+    const RunCursor next = cursor.next(runs);
+    cp_async_wait<0>();
+    __syncthreads();
+    if (next.valid()) {
+      load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(k_tile, k_base, kv_stride, next.tile * C::kBlockK,
+                                                         s.seqlen_k);
+      cp_async_commit();
+    }
+
+#pragma unroll
+    for (int kk = 0; kk < C::kPvSteps; ++kk) {
 #pragma unroll
       for (int n2 = 0; n2 < C::kOTiles / 2; ++n2) {
         uint32_t b[4];
         ldmatrix_x4_trans(b, (v_lane + kk * 16 * kHeadDim * 2) ^ (32 * n2));
 #pragma unroll
         for (int mi = 0; mi < C::kMTiles; ++mi) {
-          mma_16816<T>(o_acc[mi][2 * n2], a[mi], b[0], b[1]);
-          mma_16816<T>(o_acc[mi][2 * n2 + 1], a[mi], b[2], b[3]);
+          mma_16816<T>(o_acc[mi][2 * n2], p_frag[kk][mi], b[0], b[1]);
+          mma_16816<T>(o_acc[mi][2 * n2 + 1], p_frag[kk][mi], b[2], b[3]);
         }
       }
     }
-    __syncthreads();  // every warp is done with this stage before the next prefetch overwrites it
-    stage ^= 1;
     cursor = next;
   }
-  cp_async_wait<0>();
 
   // Epilogue: normalize, write out (0 for rows that saw no key) and lse (natural log; -inf for such rows).
   T* out_base = static_cast<T*>(p.out) + (static_cast<int64_t>(batch) * s.seqlen_q * s.heads + head) * kHeadDim;
@@ -280,6 +286,10 @@ void configure_forward_typed() {
   LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_forward_kernel<T, kHeadDim>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(ForwardConfig<kHeadDim>::kSmemBytes)));
+  if (const int percent = forced_smem_carveout_percent(); percent >= 0) {
+    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_forward_kernel<T, kHeadDim>,
+                                         cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  }
 }
 
 template <typename T, int kHeadDim>
@@ -306,6 +316,11 @@ struct LaunchForward {
 }  // namespace
 
 void configure_forward(DType dtype, int head_dim) { dispatch<ConfigureForward>(dtype, head_dim); }
+
+size_t forward_shared_bytes(int head_dim) {
+  LCAB_CHECK(head_dim == 64 || head_dim == 128, "the mma.sync forward has head dims 64 and 128, not " << head_dim);
+  return head_dim == 64 ? ForwardConfig<64>::kSmemBytes : ForwardConfig<128>::kSmemBytes;
+}
 
 void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {
   dispatch<LaunchForward>(dtype, head_dim, params, stream);

@@ -79,9 +79,13 @@ struct BackwardParams {
   int* counters = nullptr;
 };
 
-/// Raises the kernels' dynamic shared-memory limits (once per process is enough; cheap to repeat).
+/// Raises the kernels' dynamic shared-memory limits, and sets the carveout LCAB_FLASH_SMEM_CARVEOUT asks
+/// (kernels/mma_sync_fit.h); once per process is enough, cheap to repeat.
 void configure_forward(DType dtype, int head_dim);
 void configure_backward(DType dtype, int head_dim);
+/// Dynamic shared memory of one CTA of the forward / the dK/dV kernel, in bytes (head_dim 64 or 128).
+size_t forward_shared_bytes(int head_dim);
+size_t backward_shared_bytes(int head_dim);
 /// Enqueue on `stream`; head_dim must satisfy flash_supports_head_dim(head_dim, FlashArch::kMmaSync).
 void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);

@@ -1,0 +1,35 @@
+#include "kernels/mma_sync_fit.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "model/error.h"
+
+namespace lcab::kernels::flash {
+
+std::string mma_sync_shortfall(const MmaSyncDevice& device, size_t cta_shared_bytes, int head_dim, Pass pass) {
+  const std::string cc = "sm_" + std::to_string(device.cc_major) + std::to_string(device.cc_minor);
+  if (device.cc_major < 8) {
+    return "lcab_flash's mma.sync kernels need sm_80 or newer (bf16 mma.sync and cp.async); this GPU is " + cc;
+  }
+  if (cta_shared_bytes > device.shared_bytes_per_block) {
+    return "lcab_flash's mma.sync " + std::string(pass == Pass::kForward ? "forward" : "backward") + " at head dim " +
+           std::to_string(head_dim) + " asks " + std::to_string(cta_shared_bytes) +
+           " bytes of shared memory per CTA; this GPU (" + cc + ") grants " +
+           std::to_string(device.shared_bytes_per_block);
+  }
+  return "";
+}
+
+int forced_smem_carveout_percent() {
+  const char* value = std::getenv("LCAB_FLASH_SMEM_CARVEOUT");
+  if (value == nullptr || *value == '\0') return -1;
+  char* end = nullptr;
+  const long percent = std::strtol(value, &end, 10);
+  if (*end != '\0' || percent < 0 || percent > 100) {
+    throw Error("LCAB_FLASH_SMEM_CARVEOUT='" + std::string(value) + "'; valid: an integer from 0 to 100 (or unset)");
+  }
+  return static_cast<int>(percent);
+}
+
+}  // namespace lcab::kernels::flash

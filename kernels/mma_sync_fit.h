@@ -1,0 +1,30 @@
+// Whether a GPU can run lcab_flash's mma.sync kernels, and a diagnostic shared-memory carveout for them. Host-only,
+// so that the rule is tested without a GPU; the kernels' own sizes come from flash_kernels.h.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "kernels/attention.h"
+
+namespace lcab::kernels::flash {
+
+/// What a GPU offers the mma.sync kernels.
+struct MmaSyncDevice {
+  int cc_major = 0;                    ///< compute capability major
+  int cc_minor = 0;
+  size_t shared_bytes_per_block = 0;   ///< cudaDevAttrMaxSharedMemoryPerBlockOptin
+};
+
+/// Why `device` cannot run a pass of the mma.sync kernels whose CTA asks `cta_shared_bytes` of dynamic shared
+/// memory; "" when it can. Needs sm_80 or newer (mma.sync m16n8k16 in bf16, cp.async), and the CTA within the
+/// per-block opt-in limit (sm_86 and sm_89 grant 99 KiB, against the hd 128 backward's 145 KiB).
+std::string mma_sync_shortfall(const MmaSyncDevice& device, size_t cta_shared_bytes, int head_dim, Pass pass);
+
+/// The shared-memory carveout (percent of the SM's unified L1 and shared capacity, 0 to 100) that the environment
+/// variable LCAB_FLASH_SMEM_CARVEOUT asks of the mma.sync kernels, or -1 when it is unset (the driver's choice).
+/// A diagnostic: on an H200 (228 KiB of shared memory per SM) 71 leaves about 164 KiB, an A100's, so that the CTAs
+/// per SM an A100 would run can be timed there. Throws lcab::Error on anything but an integer from 0 to 100.
+int forced_smem_carveout_percent();
+
+}  // namespace lcab::kernels::flash
