@@ -233,7 +233,10 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   const float scale_log2 = s.scale * kLog2e;
   const int warp_key0 = warp * 16;  // this warp's keys inside the tile
   // Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 == lane % 8, so stepping the 16-byte
-  // chunk by 2 * step is an XOR of the byte address with 32 * step (see the swizzle in flash_common.cuh).
+  // chunk by 2 * step is an XOR of the byte address with 32 * step (see the swizzle in flash_common.cuh). Here the
+  // XOR of each summed address stays: chunk_pair_address, which gains the forward 3-4% at hd 128, cut this kernel's
+  // instructions by 12% but cost it 1.1-1.8% per cycle at hd 128 on an H200 (more cycles per issued instruction:
+  // data/measurements/h200/sm80-chunk-pair-addresses-2026-12-03/).
   const int swz = lane & 7;
   const int a_rows = lane % 16;                           // A operand (non-transposed): rows 0..15
   const int b_rows = (lane % 8) + 8 * (lane / 16);        // B operand from [n][k] storage

@@ -110,6 +110,16 @@ __device__ __forceinline__ int swizzled(int row, int col) {
   return row * kCols + ((((col >> 3) ^ (row & 7)) << 3) | (col & 7));
 }
 
+/// A lane's ldmatrix address of 16-byte chunks 2 pair and 2 pair + 1 of its row in a swizzled tile, from its
+/// address `lane0` of pair 0 (every row a lane addresses has row % 8 == lane % 8). A row's chunks are XORed with
+/// row % 8 within each 128-byte block (`swizzled`), and blocks follow one another: an XOR of bits 5-6 and whole
+/// blocks added, lane0 ^ 32 pair where lane0's bit 7 is clear (a 256-byte-aligned row, or pair < 4). Written this
+/// way, a caller that also steps over rows (multiples of 256 bytes) gets those steps and the blocks as immediate
+/// offsets of one XORed register per pair % 4; XORing the summed address cost one instruction per ldmatrix.
+__device__ __forceinline__ uint32_t chunk_pair_address(uint32_t lane0, int pair) {
+  return (lane0 ^ (32u * static_cast<uint32_t>(pair % 4))) + 128u * static_cast<uint32_t>(pair / 4);
+}
+
 /// Loads rows [row0, row0 + kRows) of a [rows, stride] global matrix (kCols contiguous 16-bit elements per
 /// row, rows `stride` elements apart) into a swizzled shared tile; rows at or past `row_limit` are zero-filled.
 /// Each thread copies the same 16-byte column chunk of every kThreads / (kCols / 8)-th row: its shared address is

@@ -114,8 +114,7 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
                                                        s.seqlen_k);
     cp_async_commit();
   }
-  // Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 == lane % 8, so the swizzled byte offset
-  // of 16-byte chunk 2 * step + c (c = 0 or 1) is lane_base ^ (32 * step): one XOR per use, no per-step table.
+  // Per-lane ldmatrix addresses of chunk pair 0 (chunk_pair_address steps along the row).
   const int swz = lane & 7;
   uint32_t q_lane[C::kMTiles];
 #pragma unroll
@@ -147,11 +146,11 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
     for (int ks = 0; ks < C::kQkSteps; ++ks) {
       uint32_t a[C::kMTiles][4];
 #pragma unroll
-      for (int mi = 0; mi < C::kMTiles; ++mi) ldmatrix_x4(a[mi], q_lane[mi] ^ (32 * ks));
+      for (int mi = 0; mi < C::kMTiles; ++mi) ldmatrix_x4(a[mi], chunk_pair_address(q_lane[mi], ks));
 #pragma unroll
       for (int n2 = 0; n2 < C::kSTiles / 2; ++n2) {
         uint32_t b[4];
-        ldmatrix_x4(b, (k_lane + n2 * 16 * kHeadDim * 2) ^ (32 * ks));
+        ldmatrix_x4(b, chunk_pair_address(k_lane, ks) + n2 * 16 * kHeadDim * 2);
 #pragma unroll
         for (int mi = 0; mi < C::kMTiles; ++mi) {
           mma_16816<T>(s_acc[mi][2 * n2], a[mi], b[0], b[1]);
@@ -246,7 +245,7 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
 #pragma unroll
       for (int n2 = 0; n2 < C::kOTiles / 2; ++n2) {
         uint32_t b[4];
-        ldmatrix_x4_trans(b, (v_lane + kk * 16 * kHeadDim * 2) ^ (32 * n2));
+        ldmatrix_x4_trans(b, chunk_pair_address(v_lane, n2) + kk * 16 * kHeadDim * 2);
 #pragma unroll
         for (int mi = 0; mi < C::kMTiles; ++mi) {
           mma_16816<T>(o_acc[mi][2 * n2], p_frag[kk][mi], b[0], b[1]);
