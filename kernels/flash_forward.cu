@@ -129,8 +129,8 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
   while (cursor.valid()) {
     const int k0 = cursor.tile * C::kBlockK;
     // K of this tile has landed, and every warp is done with the previous tile's V: load this tile's V under S.
-    // (Loading the first tile's V with Q and its K instead measured -1.1% to +1.8% per cycle on an H200, hd 64
-    // losing: data/measurements/h200/sm80-forward-single-buffer-2026-12-03/.)
+    // (Loading the first tile's V with Q and its K instead measured +0.6% to +1.1% per cycle at hd 128 and -0.9% to
+    // -1.8% at hd 64 on an H200: data/measurements/h200/sm80-forward-single-buffer-2026-12-03/.)
     cp_async_wait<0>();
     __syncthreads();
     load_tile_async<C::kBlockK, kHeadDim, C::kThreads>(v_tile, v_base, kv_stride, k0, s.seqlen_k);
