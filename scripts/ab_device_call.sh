@@ -8,7 +8,7 @@
 #
 # Each BUILD is a folder build-carry/BUILD/ holding lcab-kernel-bench (and lcab_kernel_tests for --tests), as they
 # are, gzipped, or packed by `scripts/carry.sh pack build-carry/BUILD FILE...` (stripped and xz-compressed: about
-# half the size, which the device tool's 64 MiB limit on the tree and carry together needs). Results go to $OUT/r (and $OUT/results.tgz): device.txt, sass-counts-BUILD.txt, lcab_kernel_tests-BUILD.txt,
+# half the size, which the device tool's 64 MiB limit on the tree and carry together needs). Results go to $OUT/r, archived as $OUT/results.tgz on exit: device.txt, sass-counts-BUILD.txt, lcab_kernel_tests-BUILD.txt,
 # ab-BUILD.jsonl, ab-summary-BUILD.txt. A build whose tests fail or hang is not timed (exit 1). Settings (env):
 #   ROUNDS      rounds of the rotation (default 3)
 #   PASS        fwd or bwd (default fwd)

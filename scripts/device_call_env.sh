@@ -12,8 +12,10 @@
 # call inline, as they ran.
 #
 # It sets NCCL_NVLS_ENABLE=0 (NVLink multicast can take the shared host out of service) and LD_LIBRARY_PATH (the
-# machines' NCCL, cuDNN and CUPTI), O=$OUT/r and T0; archives $O as $OUT/results.tgz on exit (the device tool
-# returns at most 8 files; the archive brings the rest).
+# machines' NCCL, cuDNN and CUPTI), O=$OUT/r and T0; on exit archives $O as $OUT/results.tgz and removes it, so that
+# the call returns its archive and nothing else (the device tool returns at most 8 files and picks which: on
+# 2026-12-03 the loose files of three folders crowded out two of their archives, and a call had to run again). A
+# second process of the same call that sources this file with the same OUT writes $OUT/results-PID.tgz.
 if [ -z "${OUT:-}" ]; then
   echo "device_call_env.sh: OUT is not set (the device tool sets it)" >&2
   return 2 2> /dev/null || exit 2
@@ -23,7 +25,11 @@ export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib:/usr/lib/x86_64-
 O=$OUT/r
 mkdir -p "$O"
 T0=$(date +%s)
-device_call_archive() { tar czf "$OUT/results.tgz" -C "$OUT" r; }
+device_call_archive() {
+  local archive="$OUT/results.tgz"
+  [ ! -e "$archive" ] || archive="$OUT/results-$$.tgz"
+  tar czf "$archive" -C "$OUT" r && rm -rf "$O"
+}
 trap device_call_archive EXIT
 
 # Seconds since the call began.

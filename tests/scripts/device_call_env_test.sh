@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/device_call_env.sh: refuses to run without OUT; sets the GPU machine's environment and $O; test_summary
 # reads a GoogleTest log; flash_sweep runs lcab-measure over the profiles' grid (a stand-in binary records its
-# arguments); the results folder is archived on exit.
+# arguments); the results folder is archived and removed on exit, each process's archive kept.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 helper="$here/../../scripts/device_call_env.sh"
@@ -69,7 +69,13 @@ chmod +x "$work/suites/lcab_cp_tests"
 suites=$(bash -c "source '$helper' > /dev/null; gpu_test_suites '$work/suites' 10; echo \"returned \$?\"")
 [[ "$suites" == *"lcab_cp_tests rc=0 [  PASSED  ] 3 tests."* && "$suites" == *$'\n'"returned 0" ]] ||
   fail "all passing: $suites"
-grep -q "3 tests" "$OUT/r/lcab_cp_tests.txt" || fail "suite log not kept in \$O"
+# On exit each process archives $O and removes it: the first as results.tgz, later ones of the same OUT beside it.
+[ ! -e "$OUT/r" ] || fail "the results folder is left beside its archive"
 [ -f "$OUT/results.tgz" ] || fail "no archive on exit"
 tar tzf "$OUT/results.tgz" | grep -q "r/sweep.jsonl" || fail "the archive lacks the results"
+kept=0
+for archive in "$OUT"/results-*.tgz; do
+  tar xzOf "$archive" r/lcab_cp_tests.txt 2> /dev/null | grep -q "3 tests" && kept=1
+done
+[ "$kept" = 1 ] || fail "a later process's suite log is in no archive of its own: $(ls "$OUT")"
 echo "device_call_env: all checks passed"
