@@ -119,14 +119,6 @@ std::optional<DeviceTraits> visible_device() {
   }
 }
 
-/// The code path prepare() would pick here; the mma.sync path where no GPU is visible (what a host-only caller
-/// can rely on).
-FlashArch path_here(PathChoice choice) {
-  if (choice == PathChoice::kMmaSyncOnly) return FlashArch::kMmaSync;
-  const std::optional<DeviceTraits> device = visible_device();
-  return device ? path_for(choice, *device) : FlashArch::kMmaSync;
-}
-
 // The value of an environment variable that forces one of `valid` ("" when unset); any other value throws
 // lcab::Error naming the variable and the valid values.
 std::string forced_choice(const char* variable, std::initializer_list<std::string_view> valid) {
@@ -313,20 +305,21 @@ class FlashAttention final : public AttentionImpl {
       return Support::no("lcab_flash supports head dims 64 and 128 (and 256 on Hopper), not " +
                          std::to_string(problem.head_dim));
     }
-    // Only the device decides the rest (256 has Hopper kernels only); asked only then, since it takes CUDA calls.
-    if (!flash_supports_head_dim(problem.head_dim, FlashArch::kMmaSync) &&
-        !flash_supports_head_dim(problem.head_dim, path_here(choice_))) {
-      return Support::no("lcab_flash runs head dim " + std::to_string(problem.head_dim) +
-                         " on its Hopper kernels only (sm_90a on an sm_90 GPU)");
-    }
     constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max() / 2;
     if (problem.seqlen_q > kIndexLimit || problem.seqlen_k > kIndexLimit || problem.heads > kIndexLimit) {
       return Support::no("lcab_flash indexes tokens with 32-bit integers");
     }
-    // A GPU that cannot run the mma.sync kernels this pass would take: older than sm_80, or a CTA's shared memory
-    // past its limit (the hd 128 backward on sm_86 and sm_89). Unknown without a visible GPU.
-    if (const std::optional<DeviceTraits> device = visible_device();
-        device && path_for(choice_, *device) == FlashArch::kMmaSync) {
+    // The device decides the rest: the code path prepare() would pick (the mma.sync path where no GPU is visible,
+    // what a host-only caller can rely on), whose head dims 256 is not (Hopper kernels only), and whether the GPU can
+    // run the mma.sync kernels this pass would take: not older than sm_80, nor where a CTA's shared memory is past
+    // its limit (the hd 128 backward on sm_86 and sm_89; unknown without a visible GPU).
+    const std::optional<DeviceTraits> device = visible_device();
+    const FlashArch path = device ? path_for(choice_, *device) : FlashArch::kMmaSync;
+    if (!flash_supports_head_dim(problem.head_dim, path)) {
+      return Support::no("lcab_flash runs head dim " + std::to_string(problem.head_dim) +
+                         " on its Hopper kernels only (sm_90a on an sm_90 GPU)");
+    }
+    if (device && path == FlashArch::kMmaSync) {
       const std::string why = mma_sync_shortfall_on(*device, static_cast<int>(problem.head_dim), pass);
       if (!why.empty()) return Support::no(why);
     }

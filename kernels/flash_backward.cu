@@ -434,10 +434,7 @@ template <typename T, int kHeadDim>
 void configure_backward_typed() {
   LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(BackwardConfig<kHeadDim>::kSmemBytes)));
-  if (const int percent = forced_smem_carveout_percent(); percent >= 0) {
-    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim>,
-                                         cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-  }
+  apply_forced_smem_carveout(reinterpret_cast<const void*>(flash_dkdv_kernel<T, kHeadDim>));
 }
 
 template <typename T, int kHeadDim>

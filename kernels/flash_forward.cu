@@ -285,10 +285,7 @@ void configure_forward_typed() {
   LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_forward_kernel<T, kHeadDim>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(ForwardConfig<kHeadDim>::kSmemBytes)));
-  if (const int percent = forced_smem_carveout_percent(); percent >= 0) {
-    LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_forward_kernel<T, kHeadDim>,
-                                         cudaFuncAttributePreferredSharedMemoryCarveout, percent));
-  }
+  apply_forced_smem_carveout(reinterpret_cast<const void*>(flash_forward_kernel<T, kHeadDim>));
 }
 
 template <typename T, int kHeadDim>

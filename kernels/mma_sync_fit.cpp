@@ -1,8 +1,10 @@
 #include "kernels/mma_sync_fit.h"
 
-#include <cstdlib>
-#include <string_view>
+#include <cuda_runtime.h>
 
+#include <cstdlib>
+
+#include "kernels/cuda_check.h"
 #include "model/error.h"
 
 namespace lcab::kernels::flash {
@@ -30,6 +32,12 @@ int forced_smem_carveout_percent() {
     throw Error("LCAB_FLASH_SMEM_CARVEOUT='" + std::string(value) + "'; valid: an integer from 0 to 100 (or unset)");
   }
   return static_cast<int>(percent);
+}
+
+void apply_forced_smem_carveout(const void* kernel) {
+  if (const int percent = forced_smem_carveout_percent(); percent >= 0) {
+    LCAB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  }
 }
 
 }  // namespace lcab::kernels::flash

@@ -1,4 +1,4 @@
-// Whether a GPU can run lcab_flash's mma.sync kernels, and a diagnostic shared-memory carveout for them. Host-only,
+// Whether a GPU can run lcab_flash's mma.sync kernels, and a diagnostic shared-memory carveout for them. Host code,
 // so that the rule is tested without a GPU; the kernels' own sizes come from flash_kernels.h.
 #pragma once
 
@@ -26,5 +26,9 @@ std::string mma_sync_shortfall(const MmaSyncDevice& device, size_t cta_shared_by
 /// A diagnostic: on an H200 (228 KiB of shared memory per SM) 71 leaves about 164 KiB, an A100's, so that the CTAs
 /// per SM an A100 would run can be timed there. Throws lcab::Error on anything but an integer from 0 to 100.
 int forced_smem_carveout_percent();
+
+/// Sets `kernel`'s preferred shared-memory carveout to forced_smem_carveout_percent() where the variable is set
+/// (the mma.sync kernels' configure_forward and configure_backward call it); nothing otherwise.
+void apply_forced_smem_carveout(const void* kernel);
 
 }  // namespace lcab::kernels::flash
