@@ -1,12 +1,16 @@
 // lcab_flash backward, in three launches:
 //   1. delta = rowsum(dout * out) per (batch, head, query), fp32;
-//   2. dK/dV: one CTA per (k tile, kv head, batch), 8 warps of 16 keys each. It walks, for every q head of its
-//      GQA group, the q tiles that touch its k tile (the transposed work list), keeping dK and dV in fp32
-//      registers, so dK/dV need no atomics and no per-q-head expansion. dQ of each (q tile, k tile) pair is
-//      computed in the same step from dS^T staged in shared memory (as the warps hold it) and added to an fp32
-//      accumulator with atomics: a separate dQ pass would recompute Q K^T and dO V^T (two of the five backward
-//      GEMMs) for every tile; the atomics cost fp32 reduction traffic and make the summation order (not the math)
-//      nondeterministic;
+//   2. dK/dV: one CTA per (k tile of 128 keys, kv head, batch), 8 warps as 4 pairs of 32 keys. It walks, for every
+//      q head of its GQA group, the q tiles of 64 queries that touch its k tile (the transposed work list), keeping
+//      dK and dV in fp32 registers, so dK/dV need no atomics and no per-q-head expansion. Per step, each warp of a
+//      pair computes S^T and dP^T for its 32 keys and half of the queries, P^T and dS^T, stages both in shared
+//      memory, and then accumulates dK and dV for half of the head dim over all 64 queries. dQ of each (q tile,
+//      k tile) pair is computed in the same step from the staged dS^T (warps 2 x 4: 32 queries x a quarter of the
+//      head dim each) and added to an fp32 accumulator with atomics: a separate dQ pass would recompute Q K^T and
+//      dO V^T (two of the five backward GEMMs) for every tile; the atomics cost fp32 reduction traffic and make the
+//      summation order (not the math) nondeterministic. Against 8 warps of 16 keys, each with all 64 queries and
+//      the whole head dim, this reads 22% fewer shared-memory bytes per warp and step (Q and dO once per product for 32 keys
+//      instead of 16; data/measurements/h200/sm80-bwd-warp-pairs-2026-12-04/);
 //   3. dq = dq_accum converted to the element type.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -28,21 +32,28 @@ template <int kHeadDim>
 struct BackwardConfig {
   static constexpr int kWarps = 8;
   static constexpr int kThreads = kWarps * 32;
-  static constexpr int kBlockK = 16 * kWarps;  // keys per CTA, 16 per warp
-  static constexpr int kBlockQ = 64;           // queries per step
-  static constexpr int kQTiles = kBlockQ / 8;  // n8 tiles of S^T (queries)
-  static constexpr int kDTiles = kHeadDim / 8; // n8 tiles of dK / dV (head dim)
+  static constexpr int kKeyGroups = kWarps / 2;  // warp pairs, each owning kWarpKeys keys
+  static constexpr int kWarpKeys = 32;
+  static constexpr int kKeyTiles = kWarpKeys / 16;   // m16 tiles of a warp's S^T, dP^T, dK, dV (keys)
+  static constexpr int kBlockK = kWarpKeys * kKeyGroups;  // keys per CTA
+  static constexpr int kBlockQ = 64;                 // queries per step
+  static constexpr int kWarpQueries = kBlockQ / 2;   // queries of a warp's S^T and dP^T
+  static constexpr int kQTiles = kWarpQueries / 8;   // n8 tiles of a warp's S^T (queries)
+  static constexpr int kHalfDimCols = kHeadDim / 2;  // columns of a warp's dK and dV
+  static constexpr int kHalfDimTiles = kHalfDimCols / 8;
   static constexpr int kDimSteps = kHeadDim / 16;
   static constexpr int kQuerySteps = kBlockQ / 16;
-  // dQ = dS K: warps split 4 (16 queries each) x 2 (half the head dim each).
-  static constexpr int kDqRowGroups = kBlockQ / 16;
+  // dQ = dS K: warps split 2 (32 queries each) x 4 (a quarter of the head dim each): 16 KiB of operands per warp
+  // at hd 128 against 20 KiB split 4 x 2.
+  static constexpr int kDqRowGroups = 2;
+  static constexpr int kDqRowTiles = kBlockQ / 16 / kDqRowGroups;  // m16 tiles of a warp's dQ
   static constexpr int kDqColGroups = kWarps / kDqRowGroups;
   static constexpr int kDqCols = kHeadDim / kDqColGroups;
   static constexpr int kDqTiles = kDqCols / 8;
   static constexpr int kKvElems = kBlockK * kHeadDim;
   static constexpr int kQElems = kBlockQ * kHeadDim;
   static constexpr size_t kSmemBytes =
-      (2 * kKvElems + 4 * kQElems + kBlockQ * kBlockK) * 2 + 2 * 2 * kBlockQ * sizeof(float);
+      (2 * kKvElems + 4 * kQElems + 2 * kBlockQ * kBlockK) * 2 + 2 * 2 * kBlockQ * sizeof(float);
 };
 
 struct BackwardCursor {
@@ -161,7 +172,8 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   T* q_tiles = v_tile + C::kKvElems;    // 2 stages
   T* do_tiles = q_tiles + 2 * C::kQElems;  // 2 stages
   T* ds_tile = do_tiles + 2 * C::kQElems;  // dS^T [kBlockK][kBlockQ], swizzled
-  float* lse_tiles = reinterpret_cast<float*>(ds_tile + C::kBlockQ * C::kBlockK);  // 2 stages
+  T* p_tile = ds_tile + C::kBlockQ * C::kBlockK;  // P^T, as dS^T
+  float* lse_tiles = reinterpret_cast<float*>(p_tile + C::kBlockQ * C::kBlockK);  // 2 stages
   float* delta_tiles = lse_tiles + 2 * C::kBlockQ;                                  // 2 stages
 
   const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -189,12 +201,16 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   const int64_t kv_offset = (static_cast<int64_t>(batch) * s.seqlen_k * s.kv_heads + kv_head) * kHeadDim;
   const int64_t q_batch_offset = static_cast<int64_t>(batch) * s.seqlen_q * s.heads * kHeadDim;
 
-  float dk_acc[C::kDTiles][4];
-  float dv_acc[C::kDTiles][4];
+  // dK and dV of this warp's 32 keys and half of the head dim, fp32.
+  float dk_acc[C::kKeyTiles][C::kHalfDimTiles][4];
+  float dv_acc[C::kKeyTiles][C::kHalfDimTiles][4];
 #pragma unroll
-  for (int n = 0; n < C::kDTiles; ++n) {
+  for (int m = 0; m < C::kKeyTiles; ++m) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) dk_acc[n][e] = dv_acc[n][e] = 0.f;
+    for (int n = 0; n < C::kHalfDimTiles; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) dk_acc[m][n][e] = dv_acc[m][n][e] = 0.f;
+    }
   }
 
   auto load_q_step = [&](const BackwardCursor& c, int buffer) {
@@ -231,7 +247,12 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
     cp_async_commit();
   }
   const float scale_log2 = s.scale * kLog2e;
-  const int warp_key0 = warp * 16;  // this warp's keys inside the tile
+  // Warp w owns keys 32 (w % 4) .. + 32 and, with its partner w ^ 4 (the same keys), splits the step's queries for
+  // S^T and dP^T (32 each: query half w / 4) and the head dim for dK and dV (half w / 4), reading P^T and dS^T of
+  // all 64 queries from shared memory, where each warp of the pair writes its half.
+  const int warp_key0 = (warp % C::kKeyGroups) * C::kWarpKeys;  // this warp's keys inside the tile
+  const int query_half = warp / C::kKeyGroups;                  // its queries of S^T, dP^T; its half of dK, dV
+  const int warp_q0 = query_half * C::kWarpQueries;
   // Per-lane ldmatrix addresses. Every row a lane addresses has row % 8 == lane % 8, so stepping the 16-byte
   // chunk by 2 * step is an XOR of the byte address with 32 * step (see the swizzle in flash_common.cuh). Here the
   // XOR of each summed address stays: chunk_pair_address, which gains the forward 3-4% at hd 128, cut this kernel's
@@ -241,27 +262,38 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   const int a_rows = lane % 16;                           // A operand (non-transposed): rows 0..15
   const int b_rows = (lane % 8) + 8 * (lane / 16);        // B operand from [n][k] storage
   const int t_rows = (lane % 8) + 8 * ((lane / 8) % 2);   // B operand from [k][n] storage (.trans)
-  const uint32_t k_a_lane = smem_address(k_tile) + 2 * ((warp_key0 + a_rows) * kHeadDim + (((lane / 16) ^ swz) << 3));
-  const uint32_t v_a_lane = smem_address(v_tile) + 2 * ((warp_key0 + a_rows) * kHeadDim + (((lane / 16) ^ swz) << 3));
-  const uint32_t b_lane_offset = 2 * (b_rows * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
-  const uint32_t t_lane_offset = 2 * (t_rows * kHeadDim + (((lane / 16) ^ swz) << 3));
+  const uint32_t kv_a_offset = 2 * ((warp_key0 + a_rows) * kHeadDim + (((lane / 16) ^ swz) << 3));
+  const uint32_t k_a_lane = smem_address(k_tile) + kv_a_offset;
+  const uint32_t v_a_lane = smem_address(v_tile) + kv_a_offset;
+  const uint32_t b_lane_offset = 2 * ((warp_q0 + b_rows) * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
+  const uint32_t t_lane_offset =
+      2 * (t_rows * kHeadDim + (((query_half * C::kHalfDimCols / 8 + lane / 16) ^ swz) << 3));
+  // P^T and dS^T (keys x queries) as A operands of dV and dK: this warp's 32 keys over all 64 queries.
+  const uint32_t xt_a_offset = 2 * ((warp_key0 + a_rows) * C::kBlockQ + (((lane / 16) ^ swz) << 3));
+  const uint32_t pt_a_lane = smem_address(p_tile) + xt_a_offset;
+  const uint32_t dst_a_lane = smem_address(ds_tile) + xt_a_offset;
   const int dq_row_group = warp % C::kDqRowGroups;
   const int dq_col_group = warp / C::kDqRowGroups;
   // dS^T is stored keys x queries: the A operand (queries x keys) of dQ's 16 x 16 step is its four 8 x 8 blocks
-  // read transposed, block j from keys 8 (j / 2) + row, queries 16 dq_row_group + 8 (j % 2).
-  const uint32_t ds_a_lane =
-      smem_address(ds_tile) + 2 * (b_rows * C::kBlockQ + (((2 * dq_row_group + (lane / 8) % 2) ^ swz) << 3));
+  // read transposed, block j from keys 8 (j / 2) + row, queries 16 (dq_row_group kDqRowTiles + m) + 8 (j % 2)
+  // (m: an XOR of 32 m, as the chunks' steps elsewhere).
+  const uint32_t ds_a_lane = smem_address(ds_tile) +
+      2 * (b_rows * C::kBlockQ + (((2 * dq_row_group * C::kDqRowTiles + (lane / 8) % 2) ^ swz) << 3));
   const uint32_t k_t_lane =
       smem_address(k_tile) +
       2 * (t_rows * kHeadDim + (((dq_col_group * C::kDqCols / 8 + lane / 16) ^ swz) << 3));
   int stage = 0;
 
+  // Two barriers per step: one before its products and one once P^T and dS^T are staged. Past the first, every
+  // warp has finished the step before (its reads of the other stage, of P^T and of dS^T), so the next step's Q and
+  // dO load into the other stage from there and P^T and dS^T are overwritten without a barrier at the step's end
+  // (one there cost 2.4-3.6% per cycle: data/measurements/h200/sm80-bwd-warp-pairs-2026-12-04/).
   while (has_work && cursor.valid(group)) {
     const BackwardCursor next = advance(cursor, runs, run_begin, run_end);
+    cp_async_wait<0>();
+    __syncthreads();
     if (next.valid(group)) load_q_step(next, stage ^ 1);
     cp_async_commit();
-    cp_async_wait<1>();
-    __syncthreads();
 
     const uint32_t q_smem = smem_address(q_tiles + stage * C::kQElems);
     const uint32_t do_smem = smem_address(do_tiles + stage * C::kQElems);
@@ -269,35 +301,47 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
     const uint32_t do_b_lane = do_smem + b_lane_offset;
     const uint32_t q_t_lane = q_smem + t_lane_offset;
     const uint32_t do_t_lane = do_smem + t_lane_offset;
-    const float* lse_s = lse_tiles + stage * C::kBlockQ;
-    const float* delta_s = delta_tiles + stage * C::kBlockQ;
+    const float* lse_s = lse_tiles + stage * C::kBlockQ + warp_q0;
+    const float* delta_s = delta_tiles + stage * C::kBlockQ + warp_q0;
     const int q_start = cursor.tile * C::kBlockQ;
     const int head = kv_head * group + cursor.group_head;
 
-    // S^T = K Q^T and dP^T = V dO^T for this warp's 16 keys x kBlockQ queries.
-    float st[C::kQTiles][4];
-    float dpt[C::kQTiles][4];
+    // S^T = K Q^T and dP^T = V dO^T for this warp's 32 keys x 32 queries.
+    float st[C::kKeyTiles][C::kQTiles][4];
+    float dpt[C::kKeyTiles][C::kQTiles][4];
 #pragma unroll
-    for (int n = 0; n < C::kQTiles; ++n) {
+    for (int m = 0; m < C::kKeyTiles; ++m) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) st[n][e] = dpt[n][e] = 0.f;
+      for (int n = 0; n < C::kQTiles; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) st[m][n][e] = dpt[m][n][e] = 0.f;
+      }
     }
 #pragma unroll
     for (int ks = 0; ks < C::kDimSteps; ++ks) {
-      uint32_t a_k[4];
-      uint32_t a_v[4];
-      ldmatrix_x4(a_k, k_a_lane ^ (32 * ks));
-      ldmatrix_x4(a_v, v_a_lane ^ (32 * ks));
+      uint32_t a_k[C::kKeyTiles][4];
+      uint32_t a_v[C::kKeyTiles][4];
+#pragma unroll
+      for (int m = 0; m < C::kKeyTiles; ++m) {
+        ldmatrix_x4(a_k[m], (k_a_lane + m * 16 * kHeadDim * 2) ^ (32 * ks));
+        ldmatrix_x4(a_v[m], (v_a_lane + m * 16 * kHeadDim * 2) ^ (32 * ks));
+      }
 #pragma unroll
       for (int n2 = 0; n2 < C::kQTiles / 2; ++n2) {
         const uint32_t row_offset = n2 * 16 * kHeadDim * 2;
         uint32_t b[4];
         ldmatrix_x4(b, (q_b_lane + row_offset) ^ (32 * ks));
-        mma_16816<T>(st[2 * n2], a_k, b[0], b[1]);
-        mma_16816<T>(st[2 * n2 + 1], a_k, b[2], b[3]);
+#pragma unroll
+        for (int m = 0; m < C::kKeyTiles; ++m) {
+          mma_16816<T>(st[m][2 * n2], a_k[m], b[0], b[1]);
+          mma_16816<T>(st[m][2 * n2 + 1], a_k[m], b[2], b[3]);
+        }
         ldmatrix_x4(b, (do_b_lane + row_offset) ^ (32 * ks));
-        mma_16816<T>(dpt[2 * n2], a_v, b[0], b[1]);
-        mma_16816<T>(dpt[2 * n2 + 1], a_v, b[2], b[3]);
+#pragma unroll
+        for (int m = 0; m < C::kKeyTiles; ++m) {
+          mma_16816<T>(dpt[m][2 * n2], a_v[m], b[0], b[1]);
+          mma_16816<T>(dpt[m][2 * n2 + 1], a_v[m], b[2], b[3]);
+        }
       }
     }
 
@@ -305,127 +349,155 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
       const int slice_row = mask * p.work.q_tile_rows + cursor.tile;
       const DeviceSlice* row_slices = p.work.slices + p.work.slice_offsets[slice_row];
       const int count = p.work.slice_offsets[slice_row + 1] - p.work.slice_offsets[slice_row];
-      // Per key (2 per thread), the queries that see it: one range per slice instead of one per query.
+      // Per key (4 per thread), the queries that see it: one range per slice instead of one per query.
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int key = k0 + warp_key0 + g + 8 * r;
-        const uint32_t bits = visible_rows<2 * C::kQTiles>(
-            row_slices, count, key, q_start, q_start + C::kBlockQ, q_start + 2 * t);
+      for (int m = 0; m < C::kKeyTiles; ++m) {
 #pragma unroll
-        for (int n = 0; n < C::kQTiles; ++n) {
+        for (int r = 0; r < 2; ++r) {
+          const int key = k0 + warp_key0 + 16 * m + g + 8 * r;
+          const uint32_t bits = visible_rows<2 * C::kQTiles>(row_slices, count, key, q_start,
+                                                             q_start + C::kBlockQ, q_start + warp_q0 + 2 * t);
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            if (!((bits >> (2 * n + e)) & 1u)) st[n][2 * r + e] = -INFINITY;
+          for (int n = 0; n < C::kQTiles; ++n) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              if (!((bits >> (2 * n + e)) & 1u)) st[m][n][2 * r + e] = -INFINITY;
+            }
           }
         }
       }
     }
 
-    // P^T = exp(scale * S^T - lse); dS^T = P^T * (dP^T - delta). Rows without keys (lse = -inf) and rows past
-    // seqlen_q get P = 0 through an infinite lse.
+    // P^T = exp(scale * S^T - lse); dS^T = P^T * (dP^T - delta), both to shared memory for dV, dK and dQ. Rows
+    // without keys (lse = -inf) and rows past seqlen_q get P = 0 through an infinite lse.
 #pragma unroll
     for (int n = 0; n < C::kQTiles; ++n) {
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int col = n * 8 + 2 * t + e;
         const float lse = lse_s[col];
-        const float lse_log2 = (lse == -INFINITY || q_start + col >= s.seqlen_q) ? INFINITY : lse * kLog2e;
+        const float lse_log2 =
+            (lse == -INFINITY || q_start + warp_q0 + col >= s.seqlen_q) ? INFINITY : lse * kLog2e;
         const float delta = delta_s[col];
 #pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const float pv = fast_exp2(fmaf(st[n][2 * r + e], scale_log2, -lse_log2));
-          st[n][2 * r + e] = pv;
-          dpt[n][2 * r + e] = pv * (dpt[n][2 * r + e] - delta);
+        for (int m = 0; m < C::kKeyTiles; ++m) {
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const float pv = fast_exp2(fmaf(st[m][n][2 * r + e], scale_log2, -lse_log2));
+            st[m][n][2 * r + e] = pv;
+            dpt[m][n][2 * r + e] = pv * (dpt[m][n][2 * r + e] - delta);
+          }
         }
       }
     }
-
-    // dV += P^T dO and dK += dS^T Q (the softmax scale is applied to dK at the end).
 #pragma unroll
-    for (int kk = 0; kk < C::kQuerySteps; ++kk) {
-      uint32_t a_p[4];
-      uint32_t a_ds[4];
-      a_p[0] = MmaType<T>::pack(st[2 * kk][0], st[2 * kk][1]);
-      a_p[1] = MmaType<T>::pack(st[2 * kk][2], st[2 * kk][3]);
-      a_p[2] = MmaType<T>::pack(st[2 * kk + 1][0], st[2 * kk + 1][1]);
-      a_p[3] = MmaType<T>::pack(st[2 * kk + 1][2], st[2 * kk + 1][3]);
-      a_ds[0] = MmaType<T>::pack(dpt[2 * kk][0], dpt[2 * kk][1]);
-      a_ds[1] = MmaType<T>::pack(dpt[2 * kk][2], dpt[2 * kk][3]);
-      a_ds[2] = MmaType<T>::pack(dpt[2 * kk + 1][0], dpt[2 * kk + 1][1]);
-      a_ds[3] = MmaType<T>::pack(dpt[2 * kk + 1][2], dpt[2 * kk + 1][3]);
+    for (int m = 0; m < C::kKeyTiles; ++m) {
 #pragma unroll
-      for (int n2 = 0; n2 < C::kDTiles / 2; ++n2) {
-        const uint32_t row_offset = kk * 16 * kHeadDim * 2;
-        uint32_t b[4];
-        ldmatrix_x4_trans(b, (do_t_lane + row_offset) ^ (32 * n2));
-        mma_16816<T>(dv_acc[2 * n2], a_p, b[0], b[1]);
-        mma_16816<T>(dv_acc[2 * n2 + 1], a_p, b[2], b[3]);
-        ldmatrix_x4_trans(b, (q_t_lane + row_offset) ^ (32 * n2));
-        mma_16816<T>(dk_acc[2 * n2], a_ds, b[0], b[1]);
-        mma_16816<T>(dk_acc[2 * n2 + 1], a_ds, b[2], b[3]);
-      }
-      // Stage dS^T (keys x queries, as this warp holds it) in shared memory for dQ = dS K: one 32-bit store per
-      // packed pair of queries; the dQ product reads it back transposed (ldmatrix .trans).
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
+      for (int n = 0; n < C::kQTiles; ++n) {
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const int key = warp_key0 + g + 8 * r;
-          *reinterpret_cast<uint32_t*>(ds_tile + swizzled<C::kBlockQ>(key, (2 * kk + j) * 8 + 2 * t)) = a_ds[2 * j + r];
+          const int offset = swizzled<C::kBlockQ>(warp_key0 + 16 * m + g + 8 * r, warp_q0 + n * 8 + 2 * t);
+          *reinterpret_cast<uint32_t*>(p_tile + offset) = MmaType<T>::pack(st[m][n][2 * r], st[m][n][2 * r + 1]);
+          *reinterpret_cast<uint32_t*>(ds_tile + offset) = MmaType<T>::pack(dpt[m][n][2 * r], dpt[m][n][2 * r + 1]);
         }
       }
     }
     __syncthreads();
 
-    // dQ (kBlockQ x head_dim) += scale * dS K, accumulated in fp32 global memory with atomics.
-    {
-      const int row_group = dq_row_group;
-      const int col_group = dq_col_group;
-      float dq_acc[C::kDqTiles][4];
+    // dV += P^T dO and dK += dS^T Q over all 64 queries, this warp's half of the head dim (the softmax scale is
+    // applied to dK at the end).
 #pragma unroll
-      for (int n = 0; n < C::kDqTiles; ++n) dq_acc[n][0] = dq_acc[n][1] = dq_acc[n][2] = dq_acc[n][3] = 0.f;
+    for (int kk = 0; kk < C::kQuerySteps; ++kk) {
+      uint32_t a_p[C::kKeyTiles][4];
+      uint32_t a_ds[C::kKeyTiles][4];
+#pragma unroll
+      for (int m = 0; m < C::kKeyTiles; ++m) {
+        ldmatrix_x4(a_p[m], (pt_a_lane + m * 16 * C::kBlockQ * 2) ^ (32 * kk));
+        ldmatrix_x4(a_ds[m], (dst_a_lane + m * 16 * C::kBlockQ * 2) ^ (32 * kk));
+      }
+#pragma unroll
+      for (int n2 = 0; n2 < C::kHalfDimTiles / 2; ++n2) {
+        const uint32_t row_offset = kk * 16 * kHeadDim * 2;
+        uint32_t b[4];
+        ldmatrix_x4_trans(b, (do_t_lane + row_offset) ^ (32 * n2));
+#pragma unroll
+        for (int m = 0; m < C::kKeyTiles; ++m) {
+          mma_16816<T>(dv_acc[m][2 * n2], a_p[m], b[0], b[1]);
+          mma_16816<T>(dv_acc[m][2 * n2 + 1], a_p[m], b[2], b[3]);
+        }
+        ldmatrix_x4_trans(b, (q_t_lane + row_offset) ^ (32 * n2));
+#pragma unroll
+        for (int m = 0; m < C::kKeyTiles; ++m) {
+          mma_16816<T>(dk_acc[m][2 * n2], a_ds[m], b[0], b[1]);
+          mma_16816<T>(dk_acc[m][2 * n2 + 1], a_ds[m], b[2], b[3]);
+        }
+      }
+    }
+
+    // dQ (kBlockQ x head_dim) += scale * dS K, accumulated in fp32 global memory with atomics: this warp's
+    // kDqRowTiles x 16 queries and kDqCols columns.
+    {
+      float dq_acc[C::kDqRowTiles][C::kDqTiles][4];
+#pragma unroll
+      for (int m = 0; m < C::kDqRowTiles; ++m) {
+#pragma unroll
+        for (int n = 0; n < C::kDqTiles; ++n) dq_acc[m][n][0] = dq_acc[m][n][1] = dq_acc[m][n][2] = dq_acc[m][n][3] = 0.f;
+      }
 #pragma unroll
       for (int kk = 0; kk < C::kBlockK / 16; ++kk) {
-        uint32_t a[4];
-        ldmatrix_x4_trans(a, ds_a_lane + kk * 16 * C::kBlockQ * 2);
+        uint32_t a[C::kDqRowTiles][4];
+#pragma unroll
+        for (int m = 0; m < C::kDqRowTiles; ++m) {
+          ldmatrix_x4_trans(a[m], (ds_a_lane + kk * 16 * C::kBlockQ * 2) ^ (32 * m));
+        }
 #pragma unroll
         for (int n2 = 0; n2 < C::kDqTiles / 2; ++n2) {
           uint32_t b[4];
           ldmatrix_x4_trans(b, (k_t_lane + kk * 16 * kHeadDim * 2) ^ (32 * n2));
-          mma_16816<T>(dq_acc[2 * n2], a, b[0], b[1]);
-          mma_16816<T>(dq_acc[2 * n2 + 1], a, b[2], b[3]);
+#pragma unroll
+          for (int m = 0; m < C::kDqRowTiles; ++m) {
+            mma_16816<T>(dq_acc[m][2 * n2], a[m], b[0], b[1]);
+            mma_16816<T>(dq_acc[m][2 * n2 + 1], a[m], b[2], b[3]);
+          }
         }
       }
       float* dq_head = p.dq_accum + q_batch_offset + static_cast<int64_t>(head) * kHeadDim;
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int q = q_start + row_group * 16 + half * 8 + g;
-        if (q >= s.seqlen_q) continue;
-        float* dq_row = dq_head + static_cast<int64_t>(q) * q_stride + col_group * C::kDqCols + 2 * t;
+      for (int m = 0; m < C::kDqRowTiles; ++m) {
 #pragma unroll
-        for (int n = 0; n < C::kDqTiles; ++n) {
-          add_pair(dq_row + n * 8, dq_acc[n][2 * half] * s.scale, dq_acc[n][2 * half + 1] * s.scale);
+        for (int half = 0; half < 2; ++half) {
+          const int q = q_start + (dq_row_group * C::kDqRowTiles + m) * 16 + half * 8 + g;
+          if (q >= s.seqlen_q) continue;
+          float* dq_row = dq_head + static_cast<int64_t>(q) * q_stride + dq_col_group * C::kDqCols + 2 * t;
+#pragma unroll
+          for (int n = 0; n < C::kDqTiles; ++n) {
+            add_pair(dq_row + n * 8, dq_acc[m][n][2 * half] * s.scale, dq_acc[m][n][2 * half + 1] * s.scale);
+          }
         }
       }
     }
-    __syncthreads();  // stage buffers and dS are reused by the next step
     stage ^= 1;
     cursor = next;
   }
   cp_async_wait<0>();
 
-  // Write dK (scaled) and dV; keys of this CTA that no query sees get zeros.
+  // Write dK (scaled) and dV, this warp's keys and half of the head dim; keys of this CTA that no query sees get
+  // zeros.
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int key = k0 + warp_key0 + g + 8 * r;
-    if (key >= s.seqlen_k) continue;
-    T* dk_row = static_cast<T*>(p.dk) + kv_offset + static_cast<int64_t>(key) * kv_stride;
-    T* dv_row = static_cast<T*>(p.dv) + kv_offset + static_cast<int64_t>(key) * kv_stride;
+  for (int m = 0; m < C::kKeyTiles; ++m) {
 #pragma unroll
-    for (int n = 0; n < C::kDTiles; ++n) {
-      *reinterpret_cast<uint32_t*>(dk_row + n * 8 + 2 * t) =
-          MmaType<T>::pack(dk_acc[n][2 * r] * s.scale, dk_acc[n][2 * r + 1] * s.scale);
-      *reinterpret_cast<uint32_t*>(dv_row + n * 8 + 2 * t) = MmaType<T>::pack(dv_acc[n][2 * r], dv_acc[n][2 * r + 1]);
+    for (int r = 0; r < 2; ++r) {
+      const int key = k0 + warp_key0 + 16 * m + g + 8 * r;
+      if (key >= s.seqlen_k) continue;
+      const int64_t row = static_cast<int64_t>(key) * kv_stride + query_half * C::kHalfDimCols + 2 * t;
+      T* dk_row = static_cast<T*>(p.dk) + kv_offset + row;
+      T* dv_row = static_cast<T*>(p.dv) + kv_offset + row;
+#pragma unroll
+      for (int n = 0; n < C::kHalfDimTiles; ++n) {
+        *reinterpret_cast<uint32_t*>(dk_row + n * 8) =
+            MmaType<T>::pack(dk_acc[m][n][2 * r] * s.scale, dk_acc[m][n][2 * r + 1] * s.scale);
+        *reinterpret_cast<uint32_t*>(dv_row + n * 8) = MmaType<T>::pack(dv_acc[m][n][2 * r], dv_acc[m][n][2 * r + 1]);
+      }
     }
   }
 }
