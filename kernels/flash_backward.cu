@@ -331,17 +331,9 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
         const uint32_t row_offset = n2 * 16 * kHeadDim * 2;
         uint32_t b[4];
         ldmatrix_x4(b, (q_b_lane + row_offset) ^ (32 * ks));
-#pragma unroll
-        for (int m = 0; m < C::kKeyTiles; ++m) {
-          mma_16816<T>(st[m][2 * n2], a_k[m], b[0], b[1]);
-          mma_16816<T>(st[m][2 * n2 + 1], a_k[m], b[2], b[3]);
-        }
+        mma_rows_by_tile_pair<T>(st, a_k, b, n2);
         ldmatrix_x4(b, (do_b_lane + row_offset) ^ (32 * ks));
-#pragma unroll
-        for (int m = 0; m < C::kKeyTiles; ++m) {
-          mma_16816<T>(dpt[m][2 * n2], a_v[m], b[0], b[1]);
-          mma_16816<T>(dpt[m][2 * n2 + 1], a_v[m], b[2], b[3]);
-        }
+        mma_rows_by_tile_pair<T>(dpt, a_v, b, n2);
       }
     }
 
@@ -420,17 +412,9 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
         const uint32_t row_offset = kk * 16 * kHeadDim * 2;
         uint32_t b[4];
         ldmatrix_x4_trans(b, (do_t_lane + row_offset) ^ (32 * n2));
-#pragma unroll
-        for (int m = 0; m < C::kKeyTiles; ++m) {
-          mma_16816<T>(dv_acc[m][2 * n2], a_p[m], b[0], b[1]);
-          mma_16816<T>(dv_acc[m][2 * n2 + 1], a_p[m], b[2], b[3]);
-        }
+        mma_rows_by_tile_pair<T>(dv_acc, a_p, b, n2);
         ldmatrix_x4_trans(b, (q_t_lane + row_offset) ^ (32 * n2));
-#pragma unroll
-        for (int m = 0; m < C::kKeyTiles; ++m) {
-          mma_16816<T>(dk_acc[m][2 * n2], a_ds[m], b[0], b[1]);
-          mma_16816<T>(dk_acc[m][2 * n2 + 1], a_ds[m], b[2], b[3]);
-        }
+        mma_rows_by_tile_pair<T>(dk_acc, a_ds, b, n2);
       }
     }
 
@@ -454,11 +438,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
         for (int n2 = 0; n2 < C::kDqTiles / 2; ++n2) {
           uint32_t b[4];
           ldmatrix_x4_trans(b, (k_t_lane + kk * 16 * kHeadDim * 2) ^ (32 * n2));
-#pragma unroll
-          for (int m = 0; m < C::kDqRowTiles; ++m) {
-            mma_16816<T>(dq_acc[m][2 * n2], a[m], b[0], b[1]);
-            mma_16816<T>(dq_acc[m][2 * n2 + 1], a[m], b[2], b[3]);
-          }
+          mma_rows_by_tile_pair<T>(dq_acc, a, b, n2);
         }
       }
       float* dq_head = p.dq_accum + q_batch_offset + static_cast<int64_t>(head) * kHeadDim;

@@ -61,6 +61,19 @@ __device__ __forceinline__ void mma_16816<__half>(float (&d)[4], const uint32_t 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/// acc[m][2 pair] += a[m] B0 and acc[m][2 pair + 1] += a[m] B1 for each of the kM A fragments, where b holds the B
+/// fragments of two n8 tiles as one ldmatrix_x4 loads them (b0, b1 the first tile's, b2, b3 the second's): one
+/// loaded pair of B tiles feeds every A fragment of a warp's rows.
+template <typename T, int kM, int kN>
+__device__ __forceinline__ void mma_rows_by_tile_pair(float (&acc)[kM][kN][4], const uint32_t (&a)[kM][4],
+                                                      const uint32_t (&b)[4], int pair) {
+#pragma unroll
+  for (int m = 0; m < kM; ++m) {
+    mma_16816<T>(acc[m][2 * pair], a[m], b[0], b[1]);
+    mma_16816<T>(acc[m][2 * pair + 1], a[m], b[2], b[3]);
+  }
+}
+
 /// 2^x with the special-function unit (flushes denormals; exact for -inf -> 0).
 __device__ __forceinline__ float fast_exp2(float x) {
   float y;

@@ -151,11 +151,7 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
       for (int n2 = 0; n2 < C::kSTiles / 2; ++n2) {
         uint32_t b[4];
         ldmatrix_x4(b, chunk_pair_address(k_lane, ks) + n2 * 16 * kHeadDim * 2);
-#pragma unroll
-        for (int mi = 0; mi < C::kMTiles; ++mi) {
-          mma_16816<T>(s_acc[mi][2 * n2], a[mi], b[0], b[1]);
-          mma_16816<T>(s_acc[mi][2 * n2 + 1], a[mi], b[2], b[3]);
-        }
+        mma_rows_by_tile_pair<T>(s_acc, a, b, n2);
       }
     }
 
@@ -246,11 +242,7 @@ __global__ void __launch_bounds__(ForwardConfig<kHeadDim>::kThreads, 2)
       for (int n2 = 0; n2 < C::kOTiles / 2; ++n2) {
         uint32_t b[4];
         ldmatrix_x4_trans(b, chunk_pair_address(v_lane, n2) + kk * 16 * kHeadDim * 2);
-#pragma unroll
-        for (int mi = 0; mi < C::kMTiles; ++mi) {
-          mma_16816<T>(o_acc[mi][2 * n2], p_frag[kk][mi], b[0], b[1]);
-          mma_16816<T>(o_acc[mi][2 * n2 + 1], p_frag[kk][mi], b[2], b[3]);
-        }
+        mma_rows_by_tile_pair<T>(o_acc, p_frag[kk], b, n2);
       }
     }
     cursor = next;
