@@ -88,12 +88,27 @@ DeviceTraits current_device() {
   return traits;
 }
 
+flash::MmaSyncDevice mma_sync_device(const DeviceTraits& device) {
+  return {device.major, device.minor, static_cast<size_t>(device.shared_bytes_per_block)};
+}
+
+std::string forced_choice(const char* variable, std::initializer_list<std::string_view> valid);
+
+// The mma.sync backward's tile on this device (mma_sync_backward_tile); at head dim 64 the environment variable
+// LCAB_FLASH_BACKWARD_QUERIES=64|128 forces its queries per step (the GPU tests run both).
+TileShape mma_sync_backward_tile_on(const DeviceTraits& device, int head_dim) {
+  const std::string forced =
+      head_dim == 64 ? forced_choice("LCAB_FLASH_BACKWARD_QUERIES", {"64", "128"}) : std::string();
+  return flash::mma_sync_backward_tile(mma_sync_device(device), head_dim, forced.empty() ? 0 : std::stoi(forced));
+}
+
 // Why this device cannot run `pass` of the mma.sync kernels at `head_dim` ("" when it can; mma_sync_fit.h).
 std::string mma_sync_shortfall_on(const DeviceTraits& device, int head_dim, Pass pass) {
-  const flash::MmaSyncDevice offered{device.major, device.minor, static_cast<size_t>(device.shared_bytes_per_block)};
   const size_t asked =
-      pass == Pass::kForward ? flash::forward_shared_bytes(head_dim) : flash::backward_shared_bytes(head_dim);
-  return flash::mma_sync_shortfall(offered, asked, head_dim, pass);
+      pass == Pass::kForward
+          ? flash::forward_shared_bytes(head_dim)
+          : flash::backward_shared_bytes(head_dim, static_cast<int>(mma_sync_backward_tile_on(device, head_dim).q));
+  return flash::mma_sync_shortfall(mma_sync_device(device), asked, head_dim, pass);
 }
 
 /// How an lcab_flash registration chooses the forward's code path.
@@ -131,8 +146,8 @@ std::string forced_choice(const char* variable, std::initializer_list<std::strin
 // The backward's work list. On the Hopper path its kernel walks the q-tile row's slices on partial tiles or reads
 // run masks, per mask (kBackwardRunMaskSlicesPerPartialTile, flash_work.h); the environment variable
 // LCAB_FLASH_BACKWARD_MASKING=slices|run_masks forces one (the GPU tests run both on every mask).
-FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, FlashArch arch, int sm_count) {
-  const TileShape shape = flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch);
+FlashPassWork build_flash_backward_work_lists(const AttentionProblem& problem, FlashArch arch, TileShape shape,
+                                              int sm_count) {
   const bool hopper = arch == FlashArch::kSm90;
   FlashPassWork plain = build_backward_work(problem, shape, sm_count, /*pair_documents=*/true,
                                             BackwardMasking::kSlices, /*idle_halves=*/hopper);
@@ -162,11 +177,18 @@ CompressibleBuffer::Request dq_accum_request() {
   return forced_choice("LCAB_FLASH_DQ_COMPRESSION", {"0", "1"}) == "0" ? CompressibleBuffer::Request::kPlain : CompressibleBuffer::Request::kCompressible;
 }
 
+// The backward's tile: flash_tile_shape's on the Hopper path, the device's choice on the mma.sync path.
+TileShape backward_tile_shape(const AttentionProblem& problem, FlashArch arch, const DeviceTraits& device) {
+  if (arch == FlashArch::kSm90) return flash_tile_shape(problem.head_dim, problem.dtype, Pass::kBackward, arch);
+  return mma_sync_backward_tile_on(device, static_cast<int>(problem.head_dim));
+}
+
 // The backward's lists, and on the Hopper path the order of its grid's blocks.
-FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, int sm_count) {
-  FlashPassWork work = build_flash_backward_work_lists(problem, arch, sm_count);
+FlashPassWork build_flash_backward_work(const AttentionProblem& problem, FlashArch arch, const DeviceTraits& device) {
+  FlashPassWork work = build_flash_backward_work_lists(problem, arch, backward_tile_shape(problem, arch, device),
+                                                       device.sm_count);
   if (arch != FlashArch::kSm90) return work;
-  return with_grid_order(std::move(work), problem, sm_count);
+  return with_grid_order(std::move(work), problem, device.sm_count);
 }
 
 class FlashPlan final : public AttentionPlan {
@@ -178,7 +200,7 @@ class FlashPlan final : public AttentionPlan {
         forward_work_(build_forward_work(
             problem, flash_tile_shape(problem.head_dim, problem.dtype, Pass::kForward, arch),
             arch == FlashArch::kSm90 ? ForwardMasking::kRunMasks : ForwardMasking::kSlices)),
-        backward_work_(build_flash_backward_work(problem, arch, device.sm_count)) {
+        backward_work_(build_flash_backward_work(problem, arch, device)) {
     shape_.batch = static_cast<int32_t>(problem.batch);
     shape_.heads = static_cast<int32_t>(problem.heads);
     shape_.kv_heads = static_cast<int32_t>(problem.kv_heads);
@@ -197,7 +219,9 @@ class FlashPlan final : public AttentionPlan {
     } else {
       // A forward-only plan where the backward's CTA does not fit (supports() says so for the backward pass).
       backward_shortfall_ = mma_sync_shortfall_on(device, head_dim, Pass::kBackward);
-      if (backward_shortfall_.empty()) flash::configure_backward(problem.dtype, head_dim);
+      if (backward_shortfall_.empty()) {
+        flash::configure_backward(problem.dtype, head_dim, static_cast<int>(backward_work_.view.shape.q));
+      }
     }
   }
 

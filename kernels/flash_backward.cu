@@ -1,12 +1,13 @@
 // lcab_flash backward, in three launches:
 //   1. delta = rowsum(dout * out) per (batch, head, query), fp32;
 //   2. dK/dV: one CTA per (k tile of 128 keys, kv head, batch), 8 warps as 4 pairs of 32 keys. It walks, for every
-//      q head of its GQA group, the q tiles of 64 queries that touch its k tile (the transposed work list), keeping
+//      q head of its GQA group, the q tiles that touch its k tile (the transposed work list: 64 queries at head dim
+//      128; at head dim 64, 128 where the GPU grants the CTA's 162 KiB, else 64: flash_kernels.h), keeping
 //      dK and dV in fp32 registers, so dK/dV need no atomics and no per-q-head expansion. Per step, each warp of a
 //      pair computes S^T and dP^T for its 32 keys and half of the queries, P^T and dS^T, stages both in shared
-//      memory, and then accumulates dK and dV for half of the head dim over all 64 queries. dQ of each (q tile,
-//      k tile) pair is computed in the same step from the staged dS^T (warps 2 x 4: 32 queries x a quarter of the
-//      head dim each) and added to an fp32 accumulator with atomics: a separate dQ pass would recompute Q K^T and
+//      memory, and then accumulates dK and dV for half of the head dim over all of the step's queries. dQ of each
+//      (q tile, k tile) pair is computed in the same step from the staged dS^T (each warp 32 queries and a share of
+//      the head dim) and added to an fp32 accumulator with atomics: a separate dQ pass would recompute Q K^T and
 //      dO V^T (two of the five backward GEMMs) for every tile; the atomics cost fp32 reduction traffic and make the
 //      summation order (not the math) nondeterministic. Against 8 warps of 16 keys, each with all 64 queries and
 //      the whole head dim, this reads 22% fewer shared-memory bytes per warp and step (Q and dO once per product for 32 keys
@@ -28,7 +29,7 @@ namespace {
 
 constexpr float kLog2e = 1.4426950408889634f;
 
-template <int kHeadDim>
+template <int kHeadDim, int kQueries>
 struct BackwardConfig {
   static constexpr int kWarps = 8;
   static constexpr int kThreads = kWarps * 32;
@@ -36,16 +37,17 @@ struct BackwardConfig {
   static constexpr int kWarpKeys = 32;
   static constexpr int kKeyTiles = kWarpKeys / 16;   // m16 tiles of a warp's S^T, dP^T, dK, dV (keys)
   static constexpr int kBlockK = kWarpKeys * kKeyGroups;  // keys per CTA
-  static constexpr int kBlockQ = 64;                 // queries per step
+  static constexpr int kBlockQ = kQueries;           // queries per step
   static constexpr int kWarpQueries = kBlockQ / 2;   // queries of a warp's S^T and dP^T
   static constexpr int kQTiles = kWarpQueries / 8;   // n8 tiles of a warp's S^T (queries)
   static constexpr int kHalfDimCols = kHeadDim / 2;  // columns of a warp's dK and dV
   static constexpr int kHalfDimTiles = kHalfDimCols / 8;
   static constexpr int kDimSteps = kHeadDim / 16;
   static constexpr int kQuerySteps = kBlockQ / 16;
-  // dQ = dS K: warps split 2 (32 queries each) x 4 (a quarter of the head dim each): 16 KiB of operands per warp
-  // at hd 128 against 20 KiB split 4 x 2.
-  static constexpr int kDqRowGroups = 2;
+  // dQ = dS K: each warp 32 queries and 1 / (kBlockQ / 32) of the head dim. At 64 queries (2 x 4) that reads 16 KiB
+  // of operands per warp at hd 128 against 20 KiB split 4 x 2; at 128 queries and hd 64, 4 x 2 ran 3.6% faster per
+  // cycle than 2 x 4 (data/measurements/h200/sm80-bwd-hd64-128-queries-2026-12-04/).
+  static constexpr int kDqRowGroups = kBlockQ / 32;
   static constexpr int kDqRowTiles = kBlockQ / 16 / kDqRowGroups;  // m16 tiles of a warp's dQ
   static constexpr int kDqColGroups = kWarps / kDqRowGroups;
   static constexpr int kDqCols = kHeadDim / kDqColGroups;
@@ -162,10 +164,10 @@ __global__ void convert_dq_kernel(const float* accum, T* dq, int64_t count) {
   }
 }
 
-template <typename T, int kHeadDim>
-__global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
+template <typename T, int kHeadDim, int kQueries>
+__global__ void __launch_bounds__(BackwardConfig<kHeadDim, kQueries>::kThreads, 1)
     flash_dkdv_kernel(const BackwardParams p) {
-  using C = BackwardConfig<kHeadDim>;
+  using C = BackwardConfig<kHeadDim, kQueries>;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   T* k_tile = reinterpret_cast<T*>(smem_raw);
   T* v_tile = k_tile + C::kKvElems;
@@ -288,12 +290,15 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   // warp has finished the step before (its reads of the other stage, of P^T and of dS^T), so the next step's Q and
   // dO load into the other stage from there and P^T and dS^T are overwritten without a barrier at the step's end
   // (one there cost 2.4-3.6% per cycle: data/measurements/h200/sm80-bwd-warp-pairs-2026-12-04/).
+  // The cursor runs a step ahead: the step after next is found while this one's products run, so that no step
+  // waits at its top for the work list's global loads.
+  BackwardCursor next = has_work ? advance(cursor, runs, run_begin, run_end) : cursor;
   while (has_work && cursor.valid(group)) {
-    const BackwardCursor next = advance(cursor, runs, run_begin, run_end);
     cp_async_wait<0>();
     __syncthreads();
     if (next.valid(group)) load_q_step(next, stage ^ 1);
     cp_async_commit();
+    const BackwardCursor after = next.valid(group) ? advance(next, runs, run_begin, run_end) : next;
 
     const uint32_t q_smem = smem_address(q_tiles + stage * C::kQElems);
     const uint32_t do_smem = smem_address(do_tiles + stage * C::kQElems);
@@ -458,6 +463,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
     }
     stage ^= 1;
     cursor = next;
+    next = after;
   }
   cp_async_wait<0>();
 
@@ -482,11 +488,21 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim>::kThreads, 1)
   }
 }
 
+template <typename T, int kHeadDim, int kQueries>
+void configure_dkdv_kernel() {
+  LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim, kQueries>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(BackwardConfig<kHeadDim, kQueries>::kSmemBytes)));
+  apply_forced_smem_carveout(reinterpret_cast<const void*>(flash_dkdv_kernel<T, kHeadDim, kQueries>));
+}
+
+// The dK/dV kernels of a head dim: 64 queries per step, and at head dim 64 also 128 (kWideBackwardQueries).
 template <typename T, int kHeadDim>
-void configure_backward_typed() {
-  LCAB_CUDA_CHECK(cudaFuncSetAttribute(flash_dkdv_kernel<T, kHeadDim>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(BackwardConfig<kHeadDim>::kSmemBytes)));
-  apply_forced_smem_carveout(reinterpret_cast<const void*>(flash_dkdv_kernel<T, kHeadDim>));
+void configure_backward_typed(int block_q) {
+  if constexpr (kHeadDim == 64) {
+    if (block_q == kWideBackwardQueries) return configure_dkdv_kernel<T, kHeadDim, kWideBackwardQueries>();
+  }
+  configure_dkdv_kernel<T, kHeadDim, kNarrowBackwardQueries>();
 }
 
 template <typename T, int kHeadDim>
@@ -515,24 +531,37 @@ void launch_postprocess_typed(const BackwardParams& params, cudaStream_t stream)
   LCAB_CUDA_CHECK_LAUNCH();
 }
 
-template <typename T, int kHeadDim>
-void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
-  using C = BackwardConfig<kHeadDim>;
+template <typename T, int kHeadDim, int kQueries>
+void launch_dkdv_kernel(const BackwardParams& params, cudaStream_t stream) {
+  using C = BackwardConfig<kHeadDim, kQueries>;
   check_work_shape(params.work.shape, C::kBlockQ, C::kBlockK, "backward");
   const Shape& s = params.shape;
-  launch_preprocess_typed<T, kHeadDim>(params, stream);
   const int64_t blocks = static_cast<int64_t>(params.work.outer_tiles) * s.batch * s.kv_heads;
   LCAB_CHECK(blocks < (int64_t(1) << 31), "backward grid of " << blocks << " CTAs is too large");
   if (blocks > 0) {
-    flash_dkdv_kernel<T, kHeadDim><<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(params);
+    flash_dkdv_kernel<T, kHeadDim, kQueries>
+        <<<static_cast<unsigned>(blocks), C::kThreads, C::kSmemBytes, stream>>>(params);
     LCAB_CUDA_CHECK_LAUNCH();
+  }
+}
+
+// The kernel whose queries per step are the work list's tile rows.
+template <typename T, int kHeadDim>
+void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
+  launch_preprocess_typed<T, kHeadDim>(params, stream);
+  bool wide = false;
+  if constexpr (kHeadDim == 64) wide = params.work.shape.q == kWideBackwardQueries;
+  if (wide) {
+    launch_dkdv_kernel<T, kHeadDim, kWideBackwardQueries>(params, stream);
+  } else {
+    launch_dkdv_kernel<T, kHeadDim, kNarrowBackwardQueries>(params, stream);
   }
   launch_postprocess_typed<T, kHeadDim>(params, stream);
 }
 
 template <typename T, int kHeadDim>
 struct ConfigureBackward {
-  static void run() { configure_backward_typed<T, kHeadDim>(); }
+  static void run(int block_q) { configure_backward_typed<T, kHeadDim>(block_q); }
 };
 template <typename T, int kHeadDim>
 struct LaunchBackward {
@@ -549,13 +578,27 @@ struct LaunchPostprocess {
   }
 };
 
+// Throws unless the mma.sync backward has a kernel of `block_q` queries per step at `head_dim`.
+void check_backward_tile(int head_dim, int block_q) {
+  LCAB_CHECK(head_dim == 64 || head_dim == 128, "the mma.sync backward has head dims 64 and 128, not " << head_dim);
+  LCAB_CHECK(block_q == kNarrowBackwardQueries || (head_dim == 64 && block_q == kWideBackwardQueries),
+             "the mma.sync backward at head dim " << head_dim << " has no kernel of " << block_q
+                                                  << " queries per step; valid: " << kNarrowBackwardQueries
+                                                  << (head_dim == 64 ? ", 128" : ""));
+}
+
 }  // namespace
 
-void configure_backward(DType dtype, int head_dim) { dispatch<ConfigureBackward>(dtype, head_dim); }
+void configure_backward(DType dtype, int head_dim, int block_q) {
+  check_backward_tile(head_dim, block_q);
+  dispatch<ConfigureBackward>(dtype, head_dim, block_q);
+}
 
-size_t backward_shared_bytes(int head_dim) {
-  LCAB_CHECK(head_dim == 64 || head_dim == 128, "the mma.sync backward has head dims 64 and 128, not " << head_dim);
-  return head_dim == 64 ? BackwardConfig<64>::kSmemBytes : BackwardConfig<128>::kSmemBytes;
+size_t backward_shared_bytes(int head_dim, int block_q) {
+  check_backward_tile(head_dim, block_q);
+  if (head_dim == 128) return BackwardConfig<128, kNarrowBackwardQueries>::kSmemBytes;
+  return block_q == kWideBackwardQueries ? BackwardConfig<64, kWideBackwardQueries>::kSmemBytes
+                                         : BackwardConfig<64, kNarrowBackwardQueries>::kSmemBytes;
 }
 
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {

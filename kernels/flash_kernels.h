@@ -81,13 +81,17 @@ struct BackwardParams {
 
 /// Raises the kernels' dynamic shared-memory limits, and sets the carveout LCAB_FLASH_SMEM_CARVEOUT asks
 /// (kernels/mma_sync_fit.h); once per process is enough, cheap to repeat.
+/// The backward's, for the dK/dV kernel of `block_q` queries per step (kNarrowBackwardQueries, or at head dim 64
+/// kWideBackwardQueries: flash_tiles.h); anything else throws.
 void configure_forward(DType dtype, int head_dim);
-void configure_backward(DType dtype, int head_dim);
-/// Dynamic shared memory of one CTA of the forward / the dK/dV kernel, in bytes (head_dim 64 or 128).
+void configure_backward(DType dtype, int head_dim, int block_q);
+/// Dynamic shared memory of one CTA of the forward / the dK/dV kernel of `block_q` queries per step, in bytes
+/// (head_dim 64 or 128).
 size_t forward_shared_bytes(int head_dim);
-size_t backward_shared_bytes(int head_dim);
+size_t backward_shared_bytes(int head_dim, int block_q);
 /// Enqueue on `stream`; head_dim must satisfy flash_supports_head_dim(head_dim, FlashArch::kMmaSync).
 void launch_forward(const ForwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
+/// The backward runs the dK/dV kernel whose queries per step are params.work.shape.q (configured before).
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream);
 /// The backward's steps around the dK/dV kernel, shared by both code paths: zero dq_accum (unless
 /// BackwardParams::dq_accum_zeroed) and compute delta = rowsum(dout * out) (before; it also zeroes

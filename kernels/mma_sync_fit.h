@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/attention.h"
+#include "kernels/flash_tiles.h"
 
 namespace lcab::kernels::flash {
 
@@ -20,6 +21,13 @@ struct MmaSyncDevice {
 /// memory; "" when it can. Needs sm_80 or newer (mma.sync m16n8k16 in bf16, cp.async), and the CTA within the
 /// per-block opt-in limit (sm_86 and sm_89 grant 99 KiB, against the hd 128 backward's 145 KiB).
 std::string mma_sync_shortfall(const MmaSyncDevice& device, size_t cta_shared_bytes, int head_dim, Pass pass);
+
+/// The tile the mma.sync backward runs at `head_dim` (64 or 128) on `device`: flash_tile_shape's, whose rows are
+/// kWideBackwardQueries at head dim 64, where that CTA fits, else kNarrowBackwardQueries x 128 (sm_86 and sm_89 at
+/// head dim 64). `forced_queries` (0: none) asks for the tile of that many queries per step whether it fits or not
+/// (mma_sync_shortfall then says why it does not); at head dim 128 it must be kNarrowBackwardQueries. Throws
+/// lcab::Error on a head dim or a forced count without a kernel.
+TileShape mma_sync_backward_tile(const MmaSyncDevice& device, int head_dim, int forced_queries = 0);
 
 /// The shared-memory carveout (percent of the SM's unified L1 and shared capacity, 0 to 100) that the environment
 /// variable LCAB_FLASH_SMEM_CARVEOUT asks of the mma.sync kernels, or -1 when it is unset (the driver's choice).

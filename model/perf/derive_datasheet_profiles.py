@@ -306,8 +306,11 @@ def q_pass_bytes(impl, pass_name, dtype):
 
 
 # Tile shapes that differ by head dim (kernels/flash_tiles.h): lcab_flash's Hopper kernels at hd 256 stream 64 keys
-# per forward step (O takes 128 registers per thread) and own 64 keys per backward CTA.
-TILES_BY_HEAD_DIM = {("lcab_flash", "fwd", 256): (128, 64), ("lcab_flash", "bwd", 256): (64, 64)}
+# per forward step (O takes 128 registers per thread) and own 64 keys per backward CTA; the mma.sync backward at hd 64
+# streams 128 queries per step on GPUs granting its CTA 162 KiB of shared memory, as H100s and H200s do
+# (kernels/mma_sync_fit.h mma_sync_backward_tile).
+TILES_BY_HEAD_DIM = {("lcab_flash", "fwd", 256): (128, 64), ("lcab_flash", "bwd", 256): (64, 64),
+                     ("lcab_flash_sm80", "bwd", 64): (128, 128)}
 
 
 def kernel_entries(gpu):
@@ -322,6 +325,8 @@ def kernel_entries(gpu):
                 scaled = "" if head_dim == HD else (
                     f"; scaled from hd128 by head_dim/128 (FLOPs per tile grow with D; same TFLOP/s assumed, "
                     f"not measured at hd{head_dim})")
+                if hd_tile != tile:
+                    scaled += f"; at hd{head_dim} its tile is {hd_tile[0]}x{hd_tile[1]} (TILES_BY_HEAD_DIM)"
                 derivation = (f"solved so that the model gives {tf} TFLOP/s on full and {tc} on causal at 16K, "
                               f"64 heads, hd128, {SMS} SMs; from {source}{scaled}")
                 if row_clamped:

@@ -209,19 +209,27 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
                 << (forward.supported ? backward.reason : forward.reason) << "\n";
       continue;
     }
-    // lcab_flash's Hopper backward has two kernels, chosen per mask (flash_attention.cpp): both run on every case.
-    const std::vector<std::string> maskings =
-        name == "lcab_flash" ? std::vector<std::string>{"slices", "run_masks"} : std::vector<std::string>{""};
-    for (const std::string& masking : maskings) {
-      SCOPED_TRACE(masking.empty() ? "" : "LCAB_FLASH_BACKWARD_MASKING=" + masking);
-      if (!masking.empty()) setenv("LCAB_FLASH_BACKWARD_MASKING", masking.c_str(), 1);
+    // lcab_flash's Hopper backward has two kernels, chosen per mask (flash_attention.cpp), and the mma.sync backward
+    // two at head dim 64, chosen by the GPU's shared memory (mma_sync_backward_tile): each runs on every case, forced
+    // by its environment variable (VARIABLE=VALUE; "" for the default choice alone).
+    std::vector<std::string> settings{""};
+    if (name == "lcab_flash") {
+      settings = {"LCAB_FLASH_BACKWARD_MASKING=slices", "LCAB_FLASH_BACKWARD_MASKING=run_masks"};
+    } else if (name == "lcab_flash_sm80" && p.head_dim == 64) {
+      settings = {"LCAB_FLASH_BACKWARD_QUERIES=128", "LCAB_FLASH_BACKWARD_QUERIES=64"};
+    }
+    for (const std::string& setting : settings) {
+      SCOPED_TRACE(setting);
+      const size_t equals = setting.find('=');
+      const std::string variable = setting.substr(0, equals);
+      if (!setting.empty()) setenv(variable.c_str(), setting.substr(equals + 1).c_str(), 1);
       // The mma.sync path's dQ accumulator starts as NaN (fresh device memory is often zero): a backward that reads
       // rows of it without zeroing them first fails. The Hopper path zeroes its accumulator once when allocated and
       // relies on each call's tail to leave it zero: the second backward on the same plan (dq_again) checks that.
       setenv("LCAB_FLASH_POISON_WORKSPACE", "1", 1);
       const Results r = run_impl(impl, p, q, k, v, dout);
       unsetenv("LCAB_FLASH_POISON_WORKSPACE");
-      unsetenv("LCAB_FLASH_BACKWARD_MASKING");
+      if (!setting.empty()) unsetenv(variable.c_str());
       EXPECT_LT(relative_error(r.out, ref.out), tolerance) << "out";
       EXPECT_LT(relative_error(r.dq, ref.dq), tolerance) << "dq";
       EXPECT_LT(relative_error(r.dk, ref.dk), tolerance) << "dk";

@@ -216,9 +216,11 @@ TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
       EXPECT_GT(marked_halves, 0) << spec;
     }
   }
-  // Run masks (hd 64, the run-mask kernel that takes them): per visit (one or two slices of a tile); a half is idle
-  // in every visit of its tile exactly when the dense mask shows it nothing, and no full run is marked.
-  const TileShape shape64 = flash_tile_shape(64, DType::kBf16, Pass::kBackward);
+  // Run masks (hd 64 on the Hopper path, whose run-mask kernel takes them): per visit (one or two slices of a
+  // tile); a half is idle in every visit of its tile exactly when the dense mask shows it nothing, and no full run
+  // is marked.
+  const TileShape shape64 = flash_tile_shape(64, DType::kBf16, Pass::kBackward, FlashArch::kSm90);
+  ASSERT_EQ(shape64.q, 64);
   ASSERT_EQ(shape64.k, 128);
   for (const char* spec : {"block_sparse:block=64", "block_sparse", "causal_document"}) {
     constexpr int64_t kSeq = 2500;
@@ -275,8 +277,9 @@ TEST(FlashWork, BackwardMarksTheKeyHalvesNoQueryOfAPartialTileSees) {
 }
 
 TEST(FlashWork, BackwardWarpgroupsDecoupleWhereATenthOfTheTilesArePartial) {
-  // backward_warpgroups_decoupled: partial tiles at least kBackwardDecoupledPartialShare of the list's tiles.
-  const TileShape shape = flash_tile_shape(64, DType::kBf16, Pass::kBackward);  // 64 q x 128 k
+  // backward_warpgroups_decoupled (the Hopper backward's): partial tiles at least kBackwardDecoupledPartialShare of
+  // the list's tiles.
+  const TileShape shape = flash_tile_shape(64, DType::kBf16, Pass::kBackward, FlashArch::kSm90);  // 64 q x 128 k
   auto decoupled = [&](const char* spec, int64_t seq) {
     return backward_warpgroups_decoupled(
         build_backward_work(make_problem(make_mask(spec, seq), 1, 8, 2, 64, DType::kBf16), shape, 132));
