@@ -549,13 +549,15 @@ void launch_dkdv_kernel(const BackwardParams& params, cudaStream_t stream) {
 template <typename T, int kHeadDim>
 void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
   launch_preprocess_typed<T, kHeadDim>(params, stream);
-  bool wide = false;
-  if constexpr (kHeadDim == 64) wide = params.work.shape.q == kWideBackwardQueries;
-  if (wide) {
-    launch_dkdv_kernel<T, kHeadDim, kWideBackwardQueries>(params, stream);
-  } else {
+  [&] {
+    // (The wide kernel exists at head dim 64 only.)
+    if constexpr (kHeadDim == 64) {
+      if (params.work.shape.q == kWideBackwardQueries) {
+        return launch_dkdv_kernel<T, kHeadDim, kWideBackwardQueries>(params, stream);
+      }
+    }
     launch_dkdv_kernel<T, kHeadDim, kNarrowBackwardQueries>(params, stream);
-  }
+  }();
   launch_postprocess_typed<T, kHeadDim>(params, stream);
 }
 
