@@ -250,8 +250,8 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim, kQueries>::kThreads, 
   }
   const float scale_log2 = s.scale * kLog2e;
   // Warp w owns keys 32 (w % 4) .. + 32 and, with its partner w ^ 4 (the same keys), splits the step's queries for
-  // S^T and dP^T (32 each: query half w / 4) and the head dim for dK and dV (half w / 4), reading P^T and dS^T of
-  // all 64 queries from shared memory, where each warp of the pair writes its half.
+  // S^T and dP^T (kWarpQueries each: query half w / 4) and the head dim for dK and dV (half w / 4), reading P^T and
+  // dS^T of all of the step's queries from shared memory, where each warp of the pair writes its half.
   const int warp_key0 = (warp % C::kKeyGroups) * C::kWarpKeys;  // this warp's keys inside the tile
   const int query_half = warp / C::kKeyGroups;                  // its queries of S^T, dP^T; its half of dK, dV
   const int warp_q0 = query_half * C::kWarpQueries;
@@ -270,7 +270,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim, kQueries>::kThreads, 
   const uint32_t b_lane_offset = 2 * ((warp_q0 + b_rows) * kHeadDim + ((((lane / 8) % 2) ^ swz) << 3));
   const uint32_t t_lane_offset =
       2 * (t_rows * kHeadDim + (((query_half * C::kHalfDimCols / 8 + lane / 16) ^ swz) << 3));
-  // P^T and dS^T (keys x queries) as A operands of dV and dK: this warp's 32 keys over all 64 queries.
+  // P^T and dS^T (keys x queries) as A operands of dV and dK: this warp's 32 keys over all kBlockQ queries.
   const uint32_t xt_a_offset = 2 * ((warp_key0 + a_rows) * C::kBlockQ + (((lane / 16) ^ swz) << 3));
   const uint32_t pt_a_lane = smem_address(p_tile) + xt_a_offset;
   const uint32_t dst_a_lane = smem_address(ds_tile) + xt_a_offset;
@@ -311,7 +311,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim, kQueries>::kThreads, 
     const int q_start = cursor.tile * C::kBlockQ;
     const int head = kv_head * group + cursor.group_head;
 
-    // S^T = K Q^T and dP^T = V dO^T for this warp's 32 keys x 32 queries.
+    // S^T = K Q^T and dP^T = V dO^T for this warp's 32 keys x kWarpQueries queries.
     float st[C::kKeyTiles][C::kQTiles][4];
     float dpt[C::kKeyTiles][C::kQTiles][4];
 #pragma unroll
@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(BackwardConfig<kHeadDim, kQueries>::kThreads, 
     }
     __syncthreads();
 
-    // dV += P^T dO and dK += dS^T Q over all 64 queries, this warp's half of the head dim (the softmax scale is
+    // dV += P^T dO and dK += dS^T Q over all kBlockQ queries, this warp's half of the head dim (the softmax scale is
     // applied to dK at the end).
 #pragma unroll
     for (int kk = 0; kk < C::kQuerySteps; ++kk) {
