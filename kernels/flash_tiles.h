@@ -11,7 +11,7 @@
 //   mma_sync_backward_tile in kernels/mma_sync_fit.h chooses).
 // Hopper path (sm_90a): the forward's two consumer warpgroups own 64 query rows each of a Bq = 128 tile and
 //   stream Bk = 128 keys per step (one m64n128 wgmma per k16 step); the backward's own 64 keys each of a Bk = 128
-//   tile and stream Bq = 64 queries per step (the mma.sync backward's shape).
+//   tile and stream Bq = 64 queries per step (the mma.sync backward's shape at head dim 128).
 //   Head dim 256 (Hopper only): the forward streams Bk = 64 keys per step (O is 64 x 256 per warpgroup: 128
 //   accumulator registers per thread), the backward's CTA owns Bk = 64 keys, its two warpgroups splitting the head
 //   dim of dK, dV and dQ and the queries of S^T and dP^T (64 x 256 of dK and dV per warpgroup would need 256).
