@@ -7,9 +7,9 @@
 #   timeout 200 BIN/lcab_kernel_tests > $O/lcab_kernel_tests.txt 2>&1; test_summary kernel $? $O/lcab_kernel_tests.txt
 #   flash_sweep BIN/lcab-measure bwd 64,128 $O/lcab-measure-kernel-bwd-DATE.jsonl 150
 #
-# or, for main's GPU tests alone, `gpu_test_suites BIN`, and for the headline run (the tests, then the benchmark
-# with the PyTorch peers) `headline_call CARRY_DIR`. The headline folders up to 2026-12-03-chunk-waits carry that
-# call inline, as they ran.
+# or, for main's GPU tests alone, `gpu_test_suites BIN`, for the headline run (the tests, then the benchmark
+# with the PyTorch peers) `headline_call CARRY_DIR` (the headline folders up to 2026-12-03-chunk-waits carry that
+# call inline, as they ran), and for the mma.sync path beside FlashAttention-2 `sm80_vs_fa2 CARRY_DIR`.
 #
 # It sets NCCL_NVLS_ENABLE=0 (NVLink multicast can take the shared host out of service) and LD_LIBRARY_PATH (the
 # machines' NCCL, cuDNN and CUPTI), O=$OUT/r and T0; on exit archives $O as $OUT/results.tgz and removes it, so that
@@ -95,4 +95,30 @@ headline_call() {
   echo "headline rc=$rc t=$(t)"
   cat "$O/headline.md"
   return $rc
+}
+
+# DIR [HEAD_DIMS]: lcab_flash_sm80 and lcab_flash (lcab-measure from the carry folder DIR) beside PyTorch SDPA's
+# FlashAttention-2 (measure/peers/torch_peers.py) in the same call: bf16, 64 / 8 heads, full and causal at 16K, fwd
+# and bwd, 3 warm-ups and 7 repetitions, at each of HEAD_DIMS (default "128 64"); records in $O/lcab-measure.jsonl and
+# $O/torch-peers.jsonl, one line per point in $O/summary.txt (impl, mask, seqlen, head dim, pass, status, TFLOP/s, SM
+# MHz). The mma.sync path's side-by-side calls up to sm80-bwd-hd64-128-queries-2026-12-04 carry this inline, as they
+# ran.
+sm80_vs_fa2() {
+  local hd shape=(--heads 64 --kv-heads 8 --pass fwd,bwd --warmup 3 --reps 7)
+  for hd in ${2:-128 64}; do
+    "$1/lcab-measure" kernel --impl lcab_flash_sm80,lcab_flash --mask full,causal --seqlen 16k --dtype bf16 \
+      --head-dim "$hd" "${shape[@]}" --out "$O/lcab-measure.jsonl" > /dev/null 2>> "$O/measure.err"
+    python3 measure/peers/torch_peers.py --impl torch_sdpa_flash --mask full,causal --seqlen 16k --head-dim "$hd" \
+      "${shape[@]}" --max-dense-mask-bytes 0 --lcab-predict "$1/lcab-predict" --out "$O/torch-peers.jsonl" \
+      > /dev/null 2>> "$O/peers.err"
+    echo "timed hd $hd t=$(t)"
+  done
+  python3 - "$O/lcab-measure.jsonl" "$O/torch-peers.jsonl" <<'PY' | tee "$O/summary.txt"
+import json, sys
+for path in sys.argv[1:]:
+    for line in open(path):
+        r = json.loads(line); k = r["key"]
+        print(k.get("impl"), k.get("mask"), k.get("seqlen"), k.get("head_dim"), k.get("pass"), r.get("status"),
+              round(r.get("tflops", 0) or 0, 1), round((r.get("sm_clock_mhz") or {}).get("median") or 0))
+PY
 }
