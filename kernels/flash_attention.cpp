@@ -92,7 +92,14 @@ flash::MmaSyncDevice mma_sync_device(const DeviceTraits& device) {
   return {device.major, device.minor, static_cast<size_t>(device.shared_bytes_per_block)};
 }
 
-std::string forced_choice(const char* variable, std::initializer_list<std::string_view> valid);
+// The value of an environment variable that forces one of `valid` ("" when unset); any other value throws
+// lcab::Error naming the variable and the valid values.
+std::string forced_choice(const char* variable, std::initializer_list<std::string_view> valid) {
+  const char* forced = std::getenv(variable);
+  const std::string choice = forced ? forced : "";
+  if (choice.empty() || std::find(valid.begin(), valid.end(), choice) != valid.end()) return choice;
+  throw Error(std::string(variable) + "='" + choice + "'; valid: " + join({valid.begin(), valid.end()}) + " (or unset)");
+}
 
 // The mma.sync backward's tile on this device (mma_sync_backward_tile); at head dim 64 the environment variable
 // LCAB_FLASH_BACKWARD_QUERIES=64|128 forces its queries per step (the GPU tests run both).
@@ -102,12 +109,11 @@ TileShape mma_sync_backward_tile_on(const DeviceTraits& device, int head_dim) {
   return flash::mma_sync_backward_tile(mma_sync_device(device), head_dim, forced.empty() ? 0 : std::stoi(forced));
 }
 
-// Why this device cannot run `pass` of the mma.sync kernels at `head_dim` ("" when it can; mma_sync_fit.h).
-std::string mma_sync_shortfall_on(const DeviceTraits& device, int head_dim, Pass pass) {
-  const size_t asked =
-      pass == Pass::kForward
-          ? flash::forward_shared_bytes(head_dim)
-          : flash::backward_shared_bytes(head_dim, static_cast<int>(mma_sync_backward_tile_on(device, head_dim).q));
+// Why this device cannot run `pass` of the mma.sync kernels at `head_dim` ("" when it can; mma_sync_fit.h), the
+// backward with `backward_queries` per step (unused for the forward).
+std::string mma_sync_shortfall_on(const DeviceTraits& device, int head_dim, Pass pass, int backward_queries) {
+  const size_t asked = pass == Pass::kForward ? flash::forward_shared_bytes(head_dim)
+                                              : flash::backward_shared_bytes(head_dim, backward_queries);
   return flash::mma_sync_shortfall(mma_sync_device(device), asked, head_dim, pass);
 }
 
@@ -134,14 +140,6 @@ std::optional<DeviceTraits> visible_device() {
   }
 }
 
-// The value of an environment variable that forces one of `valid` ("" when unset); any other value throws
-// lcab::Error naming the variable and the valid values.
-std::string forced_choice(const char* variable, std::initializer_list<std::string_view> valid) {
-  const char* forced = std::getenv(variable);
-  const std::string choice = forced ? forced : "";
-  if (choice.empty() || std::find(valid.begin(), valid.end(), choice) != valid.end()) return choice;
-  throw Error(std::string(variable) + "='" + choice + "'; valid: " + join({valid.begin(), valid.end()}) + " (or unset)");
-}
 
 // The backward's work list. On the Hopper path its kernel walks the q-tile row's slices on partial tiles or reads
 // run masks, per mask (kBackwardRunMaskSlicesPerPartialTile, flash_work.h); the environment variable
@@ -218,10 +216,9 @@ class FlashPlan final : public AttentionPlan {
       flash::configure_backward_sm90(problem.dtype, head_dim);
     } else {
       // A forward-only plan where the backward's CTA does not fit (supports() says so for the backward pass).
-      backward_shortfall_ = mma_sync_shortfall_on(device, head_dim, Pass::kBackward);
-      if (backward_shortfall_.empty()) {
-        flash::configure_backward(problem.dtype, head_dim, static_cast<int>(backward_work_.view.shape.q));
-      }
+      const int backward_queries = backward_work_.view.shape.q;  // the tile its list was built for
+      backward_shortfall_ = mma_sync_shortfall_on(device, head_dim, Pass::kBackward, backward_queries);
+      if (backward_shortfall_.empty()) flash::configure_backward(problem.dtype, head_dim, backward_queries);
     }
   }
 
@@ -344,7 +341,14 @@ class FlashAttention final : public AttentionImpl {
                          " on its Hopper kernels only (sm_90a on an sm_90 GPU)");
     }
     if (device && path == FlashArch::kMmaSync) {
-      const std::string why = mma_sync_shortfall_on(*device, static_cast<int>(problem.head_dim), pass);
+      const int head_dim = static_cast<int>(problem.head_dim);
+      std::string why;
+      try {  // (an invalid LCAB_FLASH_BACKWARD_QUERIES throws: the backward is unsupported, and says why)
+        const int backward_queries = pass == Pass::kBackward ? mma_sync_backward_tile_on(*device, head_dim).q : 0;
+        why = mma_sync_shortfall_on(*device, head_dim, pass, backward_queries);
+      } catch (const Error& e) {
+        why = e.what();
+      }
       if (!why.empty()) return Support::no(why);
     }
     return Support::yes();

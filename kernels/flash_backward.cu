@@ -496,13 +496,24 @@ void configure_dkdv_kernel() {
   apply_forced_smem_carveout(reinterpret_cast<const void*>(flash_dkdv_kernel<T, kHeadDim, kQueries>));
 }
 
-// The dK/dV kernels of a head dim: 64 queries per step, and at head dim 64 also 128 (kWideBackwardQueries).
+// Calls op.template operator()<kQueries>() for the dK/dV kernel of `block_q` queries per step at kHeadDim: every head
+// dim has kNarrowBackwardQueries, head dim 64 also kWideBackwardQueries (instantiated there only); any other count
+// throws.
+template <int kHeadDim, typename Op>
+decltype(auto) with_backward_queries(int block_q, Op&& op) {
+  if constexpr (kHeadDim == 64) {
+    if (block_q == kWideBackwardQueries) return op.template operator()<kWideBackwardQueries>();
+  }
+  LCAB_CHECK(block_q == kNarrowBackwardQueries,
+             "the mma.sync backward at head dim " << kHeadDim << " has no kernel of " << block_q
+                                                  << " queries per step; valid: " << kNarrowBackwardQueries
+                                                  << (kHeadDim == 64 ? ", 128" : ""));
+  return op.template operator()<kNarrowBackwardQueries>();
+}
+
 template <typename T, int kHeadDim>
 void configure_backward_typed(int block_q) {
-  if constexpr (kHeadDim == 64) {
-    if (block_q == kWideBackwardQueries) return configure_dkdv_kernel<T, kHeadDim, kWideBackwardQueries>();
-  }
-  configure_dkdv_kernel<T, kHeadDim, kNarrowBackwardQueries>();
+  with_backward_queries<kHeadDim>(block_q, []<int kQueries>() { configure_dkdv_kernel<T, kHeadDim, kQueries>(); });
 }
 
 template <typename T, int kHeadDim>
@@ -545,19 +556,13 @@ void launch_dkdv_kernel(const BackwardParams& params, cudaStream_t stream) {
   }
 }
 
-// The kernel whose queries per step are the work list's tile rows.
+// The dK/dV kernel whose queries per step are the work list's tile rows.
 template <typename T, int kHeadDim>
 void launch_backward_typed(const BackwardParams& params, cudaStream_t stream) {
   launch_preprocess_typed<T, kHeadDim>(params, stream);
-  [&] {
-    // (The wide kernel exists at head dim 64 only.)
-    if constexpr (kHeadDim == 64) {
-      if (params.work.shape.q == kWideBackwardQueries) {
-        return launch_dkdv_kernel<T, kHeadDim, kWideBackwardQueries>(params, stream);
-      }
-    }
-    launch_dkdv_kernel<T, kHeadDim, kNarrowBackwardQueries>(params, stream);
-  }();
+  with_backward_queries<kHeadDim>(params.work.shape.q, [&]<int kQueries>() {
+    launch_dkdv_kernel<T, kHeadDim, kQueries>(params, stream);
+  });
   launch_postprocess_typed<T, kHeadDim>(params, stream);
 }
 
@@ -580,27 +585,19 @@ struct LaunchPostprocess {
   }
 };
 
-// Throws unless the mma.sync backward has a kernel of `block_q` queries per step at `head_dim`.
-void check_backward_tile(int head_dim, int block_q) {
-  LCAB_CHECK(head_dim == 64 || head_dim == 128, "the mma.sync backward has head dims 64 and 128, not " << head_dim);
-  LCAB_CHECK(block_q == kNarrowBackwardQueries || (head_dim == 64 && block_q == kWideBackwardQueries),
-             "the mma.sync backward at head dim " << head_dim << " has no kernel of " << block_q
-                                                  << " queries per step; valid: " << kNarrowBackwardQueries
-                                                  << (head_dim == 64 ? ", 128" : ""));
+template <int kHeadDim>
+size_t backward_shared_bytes_of(int block_q) {
+  return with_backward_queries<kHeadDim>(block_q,
+                                         []<int kQueries>() { return BackwardConfig<kHeadDim, kQueries>::kSmemBytes; });
 }
 
 }  // namespace
 
-void configure_backward(DType dtype, int head_dim, int block_q) {
-  check_backward_tile(head_dim, block_q);
-  dispatch<ConfigureBackward>(dtype, head_dim, block_q);
-}
+void configure_backward(DType dtype, int head_dim, int block_q) { dispatch<ConfigureBackward>(dtype, head_dim, block_q); }
 
 size_t backward_shared_bytes(int head_dim, int block_q) {
-  check_backward_tile(head_dim, block_q);
-  if (head_dim == 128) return BackwardConfig<128, kNarrowBackwardQueries>::kSmemBytes;
-  return block_q == kWideBackwardQueries ? BackwardConfig<64, kWideBackwardQueries>::kSmemBytes
-                                         : BackwardConfig<64, kNarrowBackwardQueries>::kSmemBytes;
+  LCAB_CHECK(head_dim == 64 || head_dim == 128, "the mma.sync backward has head dims 64 and 128, not " << head_dim);
+  return head_dim == 64 ? backward_shared_bytes_of<64>(block_q) : backward_shared_bytes_of<128>(block_q);
 }
 
 void launch_backward(const BackwardParams& params, DType dtype, int head_dim, cudaStream_t stream) {

@@ -80,9 +80,9 @@ struct BackwardParams {
 };
 
 /// Raises the kernels' dynamic shared-memory limits, and sets the carveout LCAB_FLASH_SMEM_CARVEOUT asks
-/// (kernels/mma_sync_fit.h); once per process is enough, cheap to repeat.
-/// The backward's, for the dK/dV kernel of `block_q` queries per step (kNarrowBackwardQueries, or at head dim 64
-/// kWideBackwardQueries: flash_tiles.h); anything else throws.
+/// (kernels/mma_sync_fit.h); once per process is enough, cheap to repeat. The backward's is for its dK/dV kernel of
+/// `block_q` queries per step (kNarrowBackwardQueries, or at head dim 64 kWideBackwardQueries: flash_tiles.h);
+/// anything else throws.
 void configure_forward(DType dtype, int head_dim);
 void configure_backward(DType dtype, int head_dim, int block_q);
 /// Dynamic shared memory of one CTA of the forward / the dK/dV kernel of `block_q` queries per step, in bytes

@@ -26,13 +26,12 @@ std::string mma_sync_shortfall(const MmaSyncDevice& device, size_t cta_shared_by
 
 TileShape mma_sync_backward_tile(const MmaSyncDevice& device, int head_dim, int forced_queries) {
   const TileShape preferred = flash_tile_shape(head_dim, DType::kBf16, Pass::kBackward, FlashArch::kMmaSync);
-  const TileShape narrow{kNarrowBackwardQueries, preferred.k};
   if (forced_queries != 0) {
     backward_shared_bytes(head_dim, forced_queries);  // throws where no kernel has that many queries per step
     return TileShape{forced_queries, preferred.k};
   }
-  const bool fits = backward_shared_bytes(head_dim, static_cast<int>(preferred.q)) <= device.shared_bytes_per_block;
-  return fits ? preferred : narrow;
+  const bool fits = backward_shared_bytes(head_dim, preferred.q) <= device.shared_bytes_per_block;
+  return fits ? preferred : TileShape{kNarrowBackwardQueries, preferred.k};
 }
 
 int forced_smem_carveout_percent() {

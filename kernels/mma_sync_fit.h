@@ -19,7 +19,7 @@ struct MmaSyncDevice {
 
 /// Why `device` cannot run a pass of the mma.sync kernels whose CTA asks `cta_shared_bytes` of dynamic shared
 /// memory; "" when it can. Needs sm_80 or newer (mma.sync m16n8k16 in bf16, cp.async), and the CTA within the
-/// per-block opt-in limit (sm_86 and sm_89 grant 99 KiB, against the hd 128 backward's 145 KiB).
+/// per-block opt-in limit (sm_86 and sm_89 grant 99 KiB, against the hd 128 backward's 161 KiB).
 std::string mma_sync_shortfall(const MmaSyncDevice& device, size_t cta_shared_bytes, int head_dim, Pass pass);
 
 /// The tile the mma.sync backward runs at `head_dim` (64 or 128) on `device`: flash_tile_shape's, whose rows are

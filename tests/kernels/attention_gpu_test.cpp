@@ -22,6 +22,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention_reference.h"
@@ -211,25 +212,24 @@ TEST_P(AttentionAgainstReference, AllImplementationsMatchFp64Reference) {
     }
     // lcab_flash's Hopper backward has two kernels, chosen per mask (flash_attention.cpp), and the mma.sync backward
     // two at head dim 64, chosen by the GPU's shared memory (mma_sync_backward_tile): each runs on every case, forced
-    // by its environment variable (VARIABLE=VALUE; "" for the default choice alone).
-    std::vector<std::string> settings{""};
+    // by its environment variable (variable, value; none for the default choice alone).
+    using Setting = std::pair<std::string, std::string>;
+    std::vector<Setting> settings{{}};
     if (name == "lcab_flash") {
-      settings = {"LCAB_FLASH_BACKWARD_MASKING=slices", "LCAB_FLASH_BACKWARD_MASKING=run_masks"};
+      settings = {{"LCAB_FLASH_BACKWARD_MASKING", "slices"}, {"LCAB_FLASH_BACKWARD_MASKING", "run_masks"}};
     } else if (name == "lcab_flash_sm80" && p.head_dim == 64) {
-      settings = {"LCAB_FLASH_BACKWARD_QUERIES=128", "LCAB_FLASH_BACKWARD_QUERIES=64"};
+      settings = {{"LCAB_FLASH_BACKWARD_QUERIES", "128"}, {"LCAB_FLASH_BACKWARD_QUERIES", "64"}};
     }
-    for (const std::string& setting : settings) {
-      SCOPED_TRACE(setting);
-      const size_t equals = setting.find('=');
-      const std::string variable = setting.substr(0, equals);
-      if (!setting.empty()) setenv(variable.c_str(), setting.substr(equals + 1).c_str(), 1);
+    for (const auto& [variable, value] : settings) {
+      SCOPED_TRACE(variable.empty() ? "" : variable + "=" + value);
+      if (!variable.empty()) setenv(variable.c_str(), value.c_str(), 1);
       // The mma.sync path's dQ accumulator starts as NaN (fresh device memory is often zero): a backward that reads
       // rows of it without zeroing them first fails. The Hopper path zeroes its accumulator once when allocated and
       // relies on each call's tail to leave it zero: the second backward on the same plan (dq_again) checks that.
       setenv("LCAB_FLASH_POISON_WORKSPACE", "1", 1);
       const Results r = run_impl(impl, p, q, k, v, dout);
       unsetenv("LCAB_FLASH_POISON_WORKSPACE");
-      if (!setting.empty()) unsetenv(variable.c_str());
+      if (!variable.empty()) unsetenv(variable.c_str());
       EXPECT_LT(relative_error(r.out, ref.out), tolerance) << "out";
       EXPECT_LT(relative_error(r.dq, ref.dq), tolerance) << "dq";
       EXPECT_LT(relative_error(r.dk, ref.dk), tolerance) << "dk";
