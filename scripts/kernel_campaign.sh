@@ -7,7 +7,7 @@
 #   scripts/kernel_campaign.sh PART OUTDIR
 # PART: ours | sm80 | sdpa | flex (each fits one 10-minute device call on an H100). Environment: BUILD (folder
 # with apps/lcab-measure and apps/lcab-predict, default build), SEQLENS (default 1k..64k), FLEX_SEQLENS (4k,16k,32k),
-# FLEX_KV_HEADS (8), FLEX_HEAD_DIMS (128), REPS (5), WARMUP (2), SKIP_RECORDED_IN (files whose points the peers
+# FLEX_KV_HEADS (8), FLEX_HEAD_DIMS (128), SM80_HEAD_DIMS (128,64), REPS (5), WARMUP (2), SKIP_RECORDED_IN (files whose points the peers
 # parts skip, e.g. the committed measurements, so that a new OUTDIR holds only what they lacked).
 set -uo pipefail
 part=${1:?part: ours, sm80, sdpa or flex}
@@ -30,9 +30,9 @@ case "$part" in
   ours)  # lcab_flash (Hopper path on sm_90), cuDNN through its backend graph API, the naive reference
     "$build/apps/lcab-measure" kernel --impl lcab_flash,cudnn,naive --mask "$all_masks" --seqlen "$seqlens" \
       "${shape[@]}" --warmup "$warmup" --reps "$reps" --out "$out/lcab-measure-kernel.jsonl" ;;
-  sm80)  # lcab_flash's mma.sync path on the same GPU, GQA hd 128 only
+  sm80)  # lcab_flash's mma.sync path on the same GPU, GQA, SM80_HEAD_DIMS (default 128,64)
     "$build/apps/lcab-measure" kernel --impl lcab_flash_sm80 --mask "$all_masks" --seqlen "$seqlens" \
-      --heads 64 --kv-heads 8 --head-dim 128 --dtype bf16 --pass fwd,bwd --warmup "$warmup" --reps "$reps" \
+      --heads 64 --kv-heads 8 --head-dim "${SM80_HEAD_DIMS:-128,64}" --dtype bf16 --pass fwd,bwd --warmup "$warmup" --reps "$reps" \
       --out "$out/lcab-measure-kernel-sm80.jsonl" ;;
   sdpa)  # SDPA's backends: full and causal natively at every length; every other mask as a dense boolean mask
          # up to 16K (256 MiB; longer ones are recorded "unsupported": the dense kernels compute every tile, so

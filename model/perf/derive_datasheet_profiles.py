@@ -32,9 +32,32 @@ LAUNCH_US = 4.0
 def sourced(value, source):
     return {"value": value, "source": source}
 
-# impl: (tile fwd, tile bwd, scheduler, {gpu: (full fwd, full bwd, causal fwd, causal bwd)}, source text)
+# impl: (tile fwd, tile bwd, scheduler, {gpu: figures}, source text). Figures are (full fwd, full bwd, causal fwd,
+# causal bwd) TFLOP/s at hd 128, which the other head dims take scaled; or {head_dim: (those four, source text,
+# band)} where they were measured per head dim (the head dims not listed take the hd 128 figures, scaled). band is
+# None or the forward's time in ms on BAND_MASK, whose rows each hold one 128 x 128 block: it gives the forward's
+# row_us, and causal then its partial_tile_us (solve_forward_with_band).
 H100_SDPA_FLASH = (365, 315, 315, 316)
 LCAB_FLASH_MMA_SYNC_H100 = (309, 204, 308, 200)
+# lcab_flash_sm80 on one H200 with main 7a83a8c's binaries, whose mma.sync kernels main still runs (the dK/dV
+# kernels' SASS of de5f10a is instruction-identical; the forward unchanged since 7d314c7): 16K, 64 / 8 heads, bf16,
+# 3 warm-ups and 7 repetitions, beside SDPA's FlashAttention-2 in the same call.
+MMA_SYNC_H200_RECORDS = "data/measurements/h200/sm80-bwd-hd64-128-queries-2026-12-04/final/lcab-measure.jsonl"
+MMA_SYNC_H200_BAND_RECORDS = "data/measurements/h200/sm80-chunk-pair-addresses-2026-12-03/fwd/ab-cand.jsonl"
+LCAB_FLASH_MMA_SYNC_H200 = {
+    128: ((370.4, 289.7, 365.9, 278.5),
+          "lcab_flash_sm80 measured here on one H200 (main 7a83a8c's binaries, the mma.sync kernels of 2026-12-04), "
+          "hd128, 16K, 64/8 heads: full 370.4/289.7, causal 365.9/278.5 TFLOP/s fwd/bwd (" + MMA_SYNC_H200_RECORDS +
+          "); tiles from kernels/flash_tiles.h (fwd 128x64, bwd 64x128); rows costliest first",
+          (0.6485, "and its forward on band1 at 32K: 0.6485 ms (the mean of two rounds' medians, " +
+           MMA_SYNC_H200_BAND_RECORDS + ", the adopted build of the forward main runs)")),
+    64: ((321.3, 252.7, 319.7, 255.2),
+         "lcab_flash_sm80 measured here on one H200 (main 7a83a8c's binaries, the mma.sync kernels of 2026-12-04), "
+         "hd64, 16K, 64/8 heads: full 321.3/252.7, causal 319.7/255.2 TFLOP/s fwd/bwd (" + MMA_SYNC_H200_RECORDS +
+         "); tiles from kernels/flash_tiles.h (fwd 128x64, bwd 128x128 at hd64); rows costliest first",
+         (0.448, "and its forward on band1 at 32K: 0.448 ms (both rounds' medians, " + MMA_SYNC_H200_BAND_RECORDS +
+          ")")),
+}
 LCAB_FLASH_H100 = (588.0, 492.7, 625.2, 448.4)
 SWEEP = "data/measurements/h100/lcab-measure-kernel-sweep-2026-11-22.jsonl"
 BWD_SWEEP = "data/measurements/h100/lcab-measure-kernel-bwd-sweep-2026-11-22.jsonl"
@@ -46,7 +69,7 @@ IMPLS = {
                    " bwd); tiles from kernels/flash_tiles.h for sm_90 (fwd 128x128, bwd 64x128); items costliest "
                    "first"),
     "lcab_flash_sm80": ((128, 64), (64, 128), "persistent_longest_first",
-                        {"h100": LCAB_FLASH_MMA_SYNC_H100, "h200": LCAB_FLASH_MMA_SYNC_H100},
+                        {"h100": LCAB_FLASH_MMA_SYNC_H100, "h200": LCAB_FLASH_MMA_SYNC_H200},
                         "README 'Attention kernels' measured here: lcab_flash's mma.sync kernels on H100 (then the only "
                         "path), hd128, 16K, 64/8 heads: full 309/204, causal 308/200 TFLOP/s fwd/bwd (data/"
                         "measurements/h100/kernel-bench-2026-11-22.jsonl); tiles from kernels/flash_tiles.h (fwd "
@@ -96,8 +119,58 @@ BWD_Q_PASS_BYTES = {
 }
 
 
-def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
-    """Per-slot costs (us) that make the kernel model give the measured TFLOP/s at S=16K, hd128, 64 heads.
+def full_and_partial_tiles(tile):
+    """Full and boundary tiles of the causal mask at S=16K under `tile` (q x k)."""
+    bq, bk = tile
+    full_tiles = partial_tiles = 0
+    for r in range(S // bq):
+        q_lo, q_hi = r * bq, (r + 1) * bq - 1
+        for c in range(S // bk):
+            k_lo, k_hi = c * bk, (c + 1) * bk - 1
+            if k_lo > q_hi:
+                continue
+            if k_hi <= q_lo:
+                full_tiles += 1
+            else:
+                partial_tiles += 1
+    return full_tiles, partial_tiles
+
+
+# The band the forward's row cost is solved from: at BAND_S, every 128-row block of queries sees its own 128 keys
+# (scripts/ab_device_call.sh band1), so each q-row item holds 128 / tile_k full tiles and little else.
+BAND_S = 32768
+BAND_BLOCK = 128
+
+
+def solve_forward_with_band(tile, tflops_full, tflops_causal, band_ms, head_dim, measured_head_dim):
+    """The forward's per-slot costs (us) from three measurements at measured_head_dim, scaled to head_dim: full at
+    16K and the band at BAND_S give full_tile_us and row_us (every item of each is alike: whole waves), and causal
+    at 16K then gives partial_tile_us, instead of the PARTIAL_OVER_FULL assumption. Returns (full, partial, row)."""
+    bq, bk = tile
+    assert bq == BAND_BLOCK and BAND_BLOCK % bk == 0, "the band's rows are one q tile of whole k tiles"
+    rows, cols = S // bq, S // bk
+    waves_full = math.ceil(rows * HEADS / SMS)
+    waves_band = math.ceil(BAND_S // bq * HEADS / SMS)
+    band_tiles = BAND_BLOCK // bk
+    time_full_us = 4.0 * S * S * HEADS * measured_head_dim / (tflops_full * 1e12) * 1e6 - LAUNCH_US
+    time_causal_us = 4.0 * (S * (S + 1) / 2) * HEADS * measured_head_dim / (tflops_causal * 1e12) * 1e6 - LAUNCH_US
+    time_band_us = band_ms * 1e3 - LAUNCH_US
+    # full: waves_full (cols c + row) = time_full;  band: waves_band (band_tiles c + row) = time_band
+    a1, b1, a2, b2 = waves_full * cols, waves_full, waves_band * band_tiles, waves_band
+    det = a1 * b2 - a2 * b1
+    c_full = (time_full_us * b2 - time_band_us * b1) / det
+    row = (a1 * time_band_us - a2 * time_full_us) / det
+    # causal (longest-first: balanced): HEADS / SMS (F c + P partial + rows row) = time_causal
+    full_tiles, partial_tiles = full_and_partial_tiles(tile)
+    partial = (time_causal_us * SMS / HEADS - full_tiles * c_full - rows * row) / partial_tiles
+    assert c_full > 0 and row >= 0 and partial > 0, "the three measurements give no non-negative costs"
+    scale = head_dim / measured_head_dim
+    return c_full * scale, partial * scale, row * scale
+
+
+def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim, measured_head_dim=HD):
+    """Per-slot costs (us) that make the kernel model give the measured TFLOP/s at S=16K, 64 heads and
+    measured_head_dim, scaled to head_dim by head_dim / measured_head_dim.
 
     partial_tile_us = PARTIAL_OVER_FULL x full_tile_us (assumption); full_tile_us and row_us solve the two
     equations time(full) = measured and time(causal) = measured. Returns (full, partial, row, row_clamped).
@@ -107,20 +180,11 @@ def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
     cols = S // bk
     items = rows * HEADS
     waves = math.ceil(items / SMS)
-    time_full_us = flops_factor * 4.0 * S * S * HEADS * HD / (tflops_full * 1e12) * 1e6 - LAUNCH_US
+    time_full_us = flops_factor * 4.0 * S * S * HEADS * measured_head_dim / (tflops_full * 1e12) * 1e6 - LAUNCH_US
     # causal at S=16K: per q-tile row the tiles left of the diagonal band are full, the band is partial.
-    full_tiles = partial_tiles = 0
-    for r in range(rows):
-        q_lo, q_hi = r * bq, (r + 1) * bq - 1
-        for c in range(cols):
-            k_lo, k_hi = c * bk, (c + 1) * bk - 1
-            if k_lo > q_hi:
-                continue
-            if k_hi <= q_lo:
-                full_tiles += 1
-            else:
-                partial_tiles += 1
-    time_causal_us = flops_factor * 4.0 * (S * (S + 1) / 2) * HEADS * HD / (tflops_causal * 1e12) * 1e6 - LAUNCH_US
+    full_tiles, partial_tiles = full_and_partial_tiles(tile)
+    time_causal_us = (flops_factor * 4.0 * (S * (S + 1) / 2) * HEADS * measured_head_dim / (tflops_causal * 1e12) * 1e6
+                      - LAUNCH_US)
     # full:   waves * (cols * c + row) = time_full                   (equal items: whole waves)
     # causal: HEADS / SMS * ((F + k P) c + rows * row) = time_causal   (longest-first: balanced)
     a1, b1, t1 = waves * cols, waves, time_full_us
@@ -134,7 +198,7 @@ def solve_kernel(tile, tflops_full, tflops_causal, flops_factor, head_dim):
     if clamped:  # causal no slower per FLOP than full: no row overhead visible; fit full alone
         row = 0.0
         c_full = t1 / a1
-    scale = head_dim / HD
+    scale = head_dim / measured_head_dim
     return c_full * scale, PARTIAL_OVER_FULL * c_full * scale, row * scale, clamped
 
 
@@ -315,20 +379,31 @@ TILES_BY_HEAD_DIM = {("lcab_flash", "fwd", 256): (128, 64), ("lcab_flash", "bwd"
 
 def kernel_entries(gpu):
     entries = []
-    for impl, (tile_fwd, tile_bwd, scheduler, figures, source) in IMPLS.items():
-        full_fwd, full_bwd, causal_fwd, causal_bwd = figures[gpu]
-        for pass_name, tile, tf, tc, factor in (("fwd", tile_fwd, full_fwd, causal_fwd, 1.0),
-                                                ("bwd", tile_bwd, full_bwd, causal_bwd, 2.5)):
+    for impl, (tile_fwd, tile_bwd, scheduler, figures, impl_source) in IMPLS.items():
+        by_head_dim = figures[gpu] if isinstance(figures[gpu], dict) else {HD: (figures[gpu], impl_source, None)}
+        for pass_name, tile, factor in (("fwd", tile_fwd, 1.0), ("bwd", tile_bwd, 2.5)):
             for head_dim in (64, 128, 256):
+                measured_head_dim = head_dim if head_dim in by_head_dim else HD
+                (full_fwd, full_bwd, causal_fwd, causal_bwd), source, band = by_head_dim[measured_head_dim]
+                tf, tc = (full_fwd, causal_fwd) if pass_name == "fwd" else (full_bwd, causal_bwd)
                 hd_tile = TILES_BY_HEAD_DIM.get((impl, pass_name, head_dim), tile)
-                c_full, c_partial, c_row, row_clamped = solve_kernel(hd_tile, tf, tc, factor, head_dim)
-                scaled = "" if head_dim == HD else (
+                banded = pass_name == "fwd" and band is not None
+                if banded:
+                    c_full, c_partial, c_row = solve_forward_with_band(hd_tile, tf, tc, band[0], head_dim,
+                                                                       measured_head_dim)
+                    row_clamped = False
+                    source = f"{source}, {band[1]}"
+                else:
+                    c_full, c_partial, c_row, row_clamped = solve_kernel(hd_tile, tf, tc, factor, head_dim,
+                                                                         measured_head_dim)
+                scaled = "" if head_dim == measured_head_dim else (
                     f"; scaled from hd128 by head_dim/128 (FLOPs per tile grow with D; same TFLOP/s assumed, "
                     f"not measured at hd{head_dim})")
                 if hd_tile != tile:
                     scaled += f"; at hd{head_dim} its tile is {hd_tile[0]}x{hd_tile[1]} (TILES_BY_HEAD_DIM)"
-                derivation = (f"solved so that the model gives {tf} TFLOP/s on full and {tc} on causal at 16K, "
-                              f"64 heads, hd128, {SMS} SMs; from {source}{scaled}")
+                derivation = (f"solved so that the model gives {tf} TFLOP/s on full and {tc} on causal at 16K"
+                              + (f" and {band[0]} ms on band1 at 32K" if banded else "") +
+                              f", 64 heads, hd{measured_head_dim}, {SMS} SMs; from {source}{scaled}")
                 if row_clamped:
                     derivation = derivation.replace("solved so that", "causal is not slower per FLOP than full "
                                                     "here, so row_us = 0 and full_tile_us solved so that")
@@ -341,8 +416,9 @@ def kernel_entries(gpu):
                         "ctas_per_sm": sourced(1, "assumption: one CTA per SM at these tile sizes (shared-memory "
                                                   "bound); costs are per slot"),
                         "full_tile_us": sourced(round(c_full, 6), derivation),
-                        "partial_tile_us": sourced(round(c_partial, 6), f"assumption: {PARTIAL_OVER_FULL} x "
-                                                   "full_tile_us (in-tile masking of boundary tiles)"),
+                        "partial_tile_us": sourced(round(c_partial, 6), derivation if banded else
+                                                   f"assumption: {PARTIAL_OVER_FULL} x full_tile_us (in-tile "
+                                                   "masking of boundary tiles)"),
                         "row_us": sourced(round(c_row, 6), derivation),
                         "launch_us": sourced(LAUNCH_US, "assumption: launch and tail of one kernel call"),
                         "q_pass_bytes_per_element": q_pass_bytes(impl, pass_name, dtype),

@@ -692,5 +692,33 @@ TEST(PerfKernelCost, BuiltinProfileReproducesItsAnchorAtSixteenK) {
   EXPECT_NEAR(c.tflops(), 702, 1.0);
 }
 
+TEST(PerfKernelCost, BuiltinH200ProfileReproducesTheMmaSyncPathsMeasuredFigures) {
+  // The H200's lcab_flash_sm80 entries (no calibration fits them) are solved from that path's measured figures of
+  // 2026-12-04 (model/perf/derive_datasheet_profiles.py LCAB_FLASH_MMA_SYNC_H200): full and causal at 16K, 64 / 8
+  // heads, per head dim, and the forward's band1 at 32K (each 128-row block sees its own 128 keys).
+  const HardwareProfile& p = builtin_profile("h200_sxm");
+  std::vector<Slice> band;
+  for (int64_t a = 0; a < 32768 / 128; ++a) {
+    band.push_back(Slice{128 * a, 128 * a + 128, 128 * a, 128 * a + 128, SliceType::kFull});
+  }
+  const std::vector<std::vector<Slice>> band1 = {band};
+  struct Figures {
+    int64_t head_dim;
+    double full_fwd, causal_fwd, band_fwd_ms, full_bwd;
+  };
+  for (const Figures& f : {Figures{128, 370.4, 365.9, 0.6485, 289.7}, Figures{64, 321.3, 319.7, 0.448, 252.7}}) {
+    AttentionShape shape = heads_shape(64, 8);
+    shape.head_dim = f.head_dim;
+    const KernelCostModel fwd(p, p.kernel("lcab_flash_sm80", "fwd", f.head_dim, "bf16"));
+    EXPECT_NEAR(fwd.cost(make_mask("full", 16384), shape).tflops(), f.full_fwd, 0.01 * f.full_fwd) << f.head_dim;
+    EXPECT_NEAR(fwd.cost(make_mask("causal", 16384), shape).tflops(), f.causal_fwd, 0.01 * f.causal_fwd) << f.head_dim;
+    EXPECT_NEAR(fwd.cost(band1, 32768, 32768, shape).time_us * 1e-3, f.band_fwd_ms, 0.02 * f.band_fwd_ms) << f.head_dim;
+    // The backward's solve describes its CTAs as q rows, the model as k columns of a GQA group: full comes within
+    // 2% (causal 4.6% fast at hd 128, 2.4% slow at hd 64; the README's entry on these figures).
+    const KernelCostModel bwd(p, p.kernel("lcab_flash_sm80", "bwd", f.head_dim, "bf16"));
+    EXPECT_NEAR(bwd.cost(make_mask("full", 16384), shape).tflops(), f.full_bwd, 0.02 * f.full_bwd) << f.head_dim;
+  }
+}
+
 }  // namespace
 }  // namespace lcab::perf
