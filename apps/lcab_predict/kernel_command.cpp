@@ -1,5 +1,6 @@
 // lcab-predict kernel: the kernel model's time (and the part of it spent in memory-bound passes outside the tile
-// loop), TFLOP/s, tiles, waves, imbalance and memory of attention calls.
+// loop), TFLOP/s, tiles, waves, imbalance and memory of attention calls, and what each prediction rests on (its
+// profile entry fitted to measurements, or the datasheet layer's).
 #include "apps/cli/common_options.h"
 #include "apps/lcab_predict/commands.h"
 #include "apps/lcab_predict/predict_common.h"
@@ -27,7 +28,7 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
   RecordSink sink(out, argc, argv);
 
   Table table({"impl", "pass", "mask", "seqlen", "heads", "kv", "hd", "time ms", "passes ms", "TFLOP/s", "tiles",
-               "partial", "idle half", "waves", "imbalance", "peak mem"});
+               "partial", "idle half", "waves", "imbalance", "peak mem", "basis"});
   for (const std::string& spec : opts.masks) {
     for (int64_t seqlen : opts.seqlens) {
       for (int64_t kv_heads : opts.kv_heads) {
@@ -37,7 +38,9 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
             for (const std::string& dtype : opts.dtypes) {
               for (const std::string& impl : opts.impls) {
                 for (const std::string& pass : opts.passes) {
-                  const perf::KernelCostModel model(profile, profile.kernel(impl, pass, head_dim, dtype));
+                  const perf::KernelParams& params = profile.kernel(impl, pass, head_dim, dtype);
+                  const std::string basis = params.fitted() ? "fitted" : "datasheet";
+                  const perf::KernelCostModel model(profile, params);
                   perf::AttentionShape shape;
                   shape.batch = opts.batch;
                   shape.heads = heads;
@@ -50,7 +53,7 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
                                  format_count(c.full_tiles + c.partial_tiles), format_count(c.partial_tiles),
                                  format_count(c.idle_half_tiles), format_fixed(c.waves(), 2),
                                  format_fixed(c.slots.imbalance(), 3),
-                                 format_bytes(static_cast<double>(c.peak_mem_bytes))});
+                                 format_bytes(static_cast<double>(c.peak_mem_bytes)), basis});
                   Record r;
                   r.source = "predicted";
                   r.kind = "kernel";
@@ -77,6 +80,7 @@ int run_kernel(const std::vector<std::string>& args, int argc, const char* const
                   r.extra["waves"] = c.waves();
                   r.extra["imbalance"] = c.slots.imbalance();
                   r.extra["q_pass_ms"] = c.q_pass_us * 1e-3;
+                  r.extra["basis"] = basis;
                   sink.write(std::move(r));
                 }
               }

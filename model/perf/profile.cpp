@@ -153,7 +153,7 @@ std::string describe_fit_basis(const HardwareProfile& profile, std::string_view 
   std::vector<std::pair<std::string, std::string>> kernels;
   for (const std::string& pass : passes) {
     const KernelParams* k = profile.find_kernel(impl, pass, head_dim, dtype);
-    kernels.emplace_back(!k ? "(no entry)" : k->fit.empty() ? "from the datasheet" : "fitted to measurements", pass);
+    kernels.emplace_back(!k ? "(no entry)" : k->fitted() ? "fitted to measurements" : "from the datasheet", pass);
   }
   std::vector<std::pair<std::string, std::string>> links;
   for (const LinkClass link : {LinkClass::kIntraNode, LinkClass::kInterNode}) {

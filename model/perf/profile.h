@@ -226,6 +226,9 @@ struct KernelParams {
   bool has_idle_halves() const { return idle_half_tile_us.has_value(); }
   bool has_sustained_clocks() const { return sustained_slowdown && sustained_rate_per_us; }
   nlohmann::json fit = nlohmann::json::object();  ///< calibration statistics (kept verbatim)
+  /// Whether calibration fitted this entry to measurements (a non-empty `fit`, as lcab-calibrate writes); otherwise
+  /// it is the datasheet layer's (model/perf/derive_datasheet_profiles.py: solved from a few figures, or assumed).
+  bool fitted() const { return !fit.empty(); }
 };
 
 enum class CollectiveOp : uint8_t { kSendRecv = 0, kAllToAll = 1, kAllGather = 2, kReduceScatter = 3, kAllReduce = 4 };
