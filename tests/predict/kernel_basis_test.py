@@ -9,40 +9,17 @@ built-in profile is compiled from.
 """
 import json
 import os
-import subprocess
-import sys
 
-PREDICT = os.environ["LCAB_PREDICT"]
-PROFILE = os.path.join(os.path.dirname(__file__), "..", "..", "data", "profiles", "h200_sxm.json")
+from kernel_output import PROFILES, check, predict_kernel, profile_entry
 
-
-def check(condition, message):
-    if not condition:
-        print("FAILED:", message)
-        sys.exit(1)
-
-
-ARGS = [PREDICT, "kernel", "--impl", "lcab_flash,lcab_flash_sm80", "--mask", "causal", "--seqlen", "16k",
-        "--head-dim", "128", "--pass", "fwd,bwd", "--profile", "h200_sxm"]
-table = subprocess.run(ARGS, capture_output=True, text=True)
-check(table.returncode == 0, table.stderr)
-json_out = subprocess.run(ARGS + ["--json", "-"], capture_output=True, text=True)
-check(json_out.returncode == 0, json_out.stderr)
-records = [json.loads(l) for l in json_out.stdout.splitlines() if l.startswith("{")]
-lines = table.stdout.splitlines()
-rows = [l for l in lines if l.startswith("| lcab_flash")]
-check(len(records) == 4 and len(rows) == 4, table.stdout + json_out.stdout)
-header = [c.strip() for c in next(l for l in lines if l.startswith("| impl")).split("|")]
-column = header.index("basis")
-
-profile = json.load(open(PROFILE))
+records, rows, columns = predict_kernel(["--impl", "lcab_flash,lcab_flash_sm80", "--mask", "causal", "--seqlen", "16k",
+                                         "--head-dim", "128", "--pass", "fwd,bwd", "--profile", "h200_sxm"], 4)
+profile = json.load(open(os.path.join(PROFILES, "h200_sxm.json")))
 seen = set()
 for record, row in zip(records, rows):
     key = record["key"]
-    entry = [k for k in profile["kernels"] if k["impl"] == key["impl"] and k["pass"] == key["pass"]
-             and k["head_dim"] == key["head_dim"] and k["dtype"] == key["dtype"]][0]
-    expected = "fitted" if entry["fit"] else "datasheet"
-    shown = row.split("|")[column].strip()
+    expected = "fitted" if profile_entry(profile, key)["fit"] else "datasheet"
+    shown = row[columns["basis"]]
     check(record["basis"] == expected and shown == expected,
           f"{key['impl']} {key['pass']}: record {record['basis']}, table {shown}, profile {expected}")
     seen.add((key["impl"], expected))

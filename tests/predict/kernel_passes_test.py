@@ -8,43 +8,21 @@ must both say so, and the passes are part of the time.
 """
 import json
 import os
-import subprocess
-import sys
 
-PREDICT = os.environ["LCAB_PREDICT"]
-PROFILE = os.path.join(os.path.dirname(__file__), "..", "..", "data", "profiles", "h100_sxm.json")
+from kernel_output import PROFILES, check, predict_kernel, profile_entry
 
-
-def check(condition, message):
-    if not condition:
-        print("FAILED:", message)
-        sys.exit(1)
-
-
-ARGS = [PREDICT, "kernel", "--impl", "lcab_flash", "--mask", "causal_document,full", "--seqlen", "32k", "--heads", "64",
-        "--kv-heads", "8", "--head-dim", "128", "--pass", "fwd,bwd"]
-table = subprocess.run(ARGS, capture_output=True, text=True)
-check(table.returncode == 0, table.stderr)
-json_out = subprocess.run(ARGS + ["--json", "-"], capture_output=True, text=True)
-check(json_out.returncode == 0, json_out.stderr)
-records = [json.loads(l) for l in json_out.stdout.splitlines() if l.startswith("{")]
-lines = table.stdout.splitlines()
-rows = [l for l in lines if l.startswith("| lcab_flash")]
-check(len(records) == 4 and len(rows) == 4, table.stdout + json_out.stdout)
-header = [c.strip() for c in next(l for l in lines if l.startswith("| impl")).split("|")]
-column = header.index("passes ms")
-
-profile = json.load(open(PROFILE))
+records, rows, columns = predict_kernel(["--impl", "lcab_flash", "--mask", "causal_document,full", "--seqlen", "32k",
+                                         "--heads", "64", "--kv-heads", "8", "--head-dim", "128", "--pass", "fwd,bwd"], 4)
+profile = json.load(open(os.path.join(PROFILES, "h100_sxm.json")))
 hbm = profile["gpu"]["hbm_bytes_per_s"]["value"]
-bytes_per_element = [k for k in profile["kernels"] if k["impl"] == "lcab_flash" and k["pass"] == "bwd"
-                     and k["head_dim"] == 128 and k["dtype"] == "bf16"][0]["q_pass_bytes_per_element"]["value"]
-expected_bwd_ms = bytes_per_element * 32768 * 64 * 128 / hbm * 1e3
 for record, row in zip(records, rows):
     key = record["key"]
-    shown = float(row.split("|")[column])
+    shown = float(row[columns["passes ms"]])
     if key["pass"] == "fwd":
         check(record["q_pass_ms"] == 0 and shown == 0, f"forward {key['mask']}: {record['q_pass_ms']}, {row}")
     else:
+        bytes_per_element = profile_entry(profile, key)["q_pass_bytes_per_element"]["value"]
+        expected_bwd_ms = bytes_per_element * 32768 * 64 * 128 / hbm * 1e3
         check(abs(record["q_pass_ms"] - expected_bwd_ms) < 1e-9, f"backward {key['mask']}: {record['q_pass_ms']}")
         check(abs(shown - expected_bwd_ms) < 1e-3, row)
         check(record["time_ms"]["median"] > record["q_pass_ms"], "the passes are part of the call's time")
