@@ -377,12 +377,18 @@ TILES_BY_HEAD_DIM = {("lcab_flash", "fwd", 256): (128, 64), ("lcab_flash", "bwd"
                      ("lcab_flash_sm80", "bwd", 64): (128, 128)}
 
 
+# Head dims an implementation runs, where not all three: lcab_flash_sm80 is lcab_flash held to its mma.sync path, which
+# has 64 and 128 (kernels/flash_tiles.h flash_supports_head_dim; hd 256 is the Hopper path's), so that lcab-predict
+# names the head dims it has instead of predicting a kernel that does not exist.
+HEAD_DIMS = {"lcab_flash_sm80": (64, 128)}
+
+
 def kernel_entries(gpu):
     entries = []
     for impl, (tile_fwd, tile_bwd, scheduler, figures, impl_source) in IMPLS.items():
         by_head_dim = figures[gpu] if isinstance(figures[gpu], dict) else {HD: (figures[gpu], impl_source, None)}
         for pass_name, tile, factor in (("fwd", tile_fwd, 1.0), ("bwd", tile_bwd, 2.5)):
-            for head_dim in (64, 128, 256):
+            for head_dim in HEAD_DIMS.get(impl, (64, 128, 256)):
                 measured_head_dim = head_dim if head_dim in by_head_dim else HD
                 (full_fwd, full_bwd, causal_fwd, causal_bwd), source, band = by_head_dim[measured_head_dim]
                 tf, tc = (full_fwd, causal_fwd) if pass_name == "fwd" else (full_bwd, causal_bwd)
