@@ -20,7 +20,7 @@
 #include "kernels/cudnn_check.h"
 #include "kernels/cudnn_graph.h"
 #include "kernels/cudnn_layout.h"
-#include "kernels/cudnn_mask.h"
+#include "model/cudnn_mask.h"
 #include "kernels/device_buffer.h"
 #include "kernels/implementations.h"
 
@@ -87,11 +87,8 @@ std::string map_problem(const AttentionProblem& p, int64_t version, int sm, int6
   if (sm < 80) return "cuDNN fused attention needs sm_80 or newer";
   if (p.head_dim % 8 != 0 || p.head_dim > 256) return "cuDNN fused attention needs head_dim <= 256, a multiple of 8";
   if (sm < 90 && p.head_dim > 128 && version < 91000) return "head_dim > 128 needs Hopper or cuDNN 9.10; " + loaded;
-  for (const auto& list : p.slices) {
-    if (list != p.slices[0]) return "per-kv-head masks that differ between heads are not expressible in cuDNN";
-  }
-  const CudnnMaskFit fit = fit_cudnn_mask(p.seqlen_q, p.seqlen_k, p.slices[0]);
-  if (!fit.fits) return "mask not expressible in cuDNN (full, causal, sliding window, documents): " + fit.reason;
+  const CudnnMaskFit fit = fit_cudnn_masks(p.seqlen_q, p.seqlen_k, p.slices);
+  if (!fit.fits) return fit.reason;
   const CudnnMaskModel& m = fit.model;
   const bool band = m.left_bound || m.right_bound;
   if (m.documents()) {

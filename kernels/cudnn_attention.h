@@ -1,7 +1,7 @@
 // The cudnn attention implementation (make_cudnn_attention in kernels/implementations.h): cuDNN's fused flash
 // attention through the backend graph API (kernels/cudnn_graph.h), built when CMake finds cuDNN.
 //
-// Masks (kernels/cudnn_mask.h): full; causal (bottom-right aligned as lcab's, top-left == bottom-right for
+// Masks (model/cudnn_mask.h): full; causal (bottom-right aligned as lcab's, top-left == bottom-right for
 // self-attention); sliding windows (cuDNN's left/right diagonal bounds); documents (one band per packed document)
 // as a ragged batch, each document a sequence of its own length. Anything else is "unsupported", as are features
 // the loaded cuDNN lacks: the library version is read at run time (cudnnGetVersion), since GPU machines may load

@@ -9,7 +9,7 @@
 //             dQ = dS K into an fp32 accumulator (a device tensor the caller provides), converted to dQ.
 // Masks are pointwise subgraphs: GEN_INDEX of row and column, compares, BINARY_SELECT of a very negative value.
 // A band is cuDNN's right bound (key j <= i + offset + right) and left bound (j > i + offset - left), see
-// kernels/cudnn_mask.h. Documents are a ragged batch: Q/K/V/O/dO/dQ/dK/dV carry ragged offsets (element offsets
+// model/cudnn_mask.h. Documents are a ragged batch: Q/K/V/O/dO/dQ/dK/dV carry ragged offsets (element offsets
 // of each sequence), per-sequence lengths drive the padding mask and the matmul size overrides, and stats
 // (and softmax_sum) are ragged too, laid out token-major [tokens, heads].
 //
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "kernels/attention.h"
-#include "kernels/cudnn_mask.h"
+#include "model/cudnn_mask.h"
 
 namespace lcab::kernels {
 

@@ -240,7 +240,7 @@ SLICE_TERM = {
 KV_TILE_TERM = (("lcab_flash", "fwd"),)  # q-row items stream K/V per q head (kernels/hopper/flash_forward_sm90.cu)
 WHOLE_SEQUENCE_BAND = (("cudnn", "bwd"),)  # cuDNN 9.14's backward visits every tile of a right-bounded band
 # lcab's cuDNN backend runs packed documents as a ragged batch, one sequence per document (kernels/cudnn_attention.cpp,
-# kernels/cudnn_mask.h): the forward's records follow each document tiled from its own first token (H100 in-sample
+# model/cudnn_mask.h): the forward's records follow each document tiled from its own first token (H100 in-sample
 # 4.98 / 11.24 -> 3.75 / 7.88 MAPE / p90). The backward's records follow the packed grid better (5.36 / 10.98 against
 # 5.61 / 11.88 tiled per document; how cuDNN's backward walks a ragged batch is not known here), so it keeps it.
 RAGGED_SEQUENCES = (("cudnn", "fwd"),)

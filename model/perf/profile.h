@@ -157,10 +157,11 @@ struct KernelParams {
   /// see keys right of their diagonal, masking them, instead of only the band's tiles (cuDNN 9.14's backward with
   /// a right-bounded sliding window). Absent: false.
   bool whole_sequence_band = false;
-  /// ragged_sequences: the kernel runs a mask of packed documents as a ragged batch (cuDNN, kernels/cudnn_mask.h:
+  /// ragged_sequences: the kernel runs a mask of packed documents as a ragged batch (cuDNN, model/cudnn_mask.h:
   /// one sequence per document, each tiled from its own first token), so its tiles are those of each document's
   /// square block on the diagonal, not of the packed mask's grid. Applies when the mask splits into square blocks
-  /// on the diagonal that no slice crosses (as kernels::fit_cudnn_mask cuts it); any other mask is one sequence.
+  /// on the diagonal that no slice crosses (as fit_cudnn_mask cuts it, model/cudnn_mask.h); any other mask is one
+  /// sequence.
   /// A call's cost then needs its slices (tile_counts_determine_cost is false). Absent: false.
   bool ragged_sequences = false;
   /// kv_expand_bytes_per_element: bytes through HBM per q element (q row x q head x head dim x batch) when the

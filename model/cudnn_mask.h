@@ -1,4 +1,6 @@
-// Which lcab masks cuDNN's fused attention can express, and how (host-only, no cuDNN types).
+// Which lcab masks cuDNN's fused attention can express, and how (host-only, no cuDNN types): the cudnn implementation
+// (kernels/cudnn_attention.h) maps its problems by it, and the model says by it which masks that implementation and
+// SDPA's backends run (model/perf/implementation_masks.h).
 //
 // cuDNN's SDPA graph masks scores with a diagonal band and, for packed variable-length batches, with per-sequence
 // lengths. In cuDNN's terms, query row i of a sequence sees key j when
@@ -15,12 +17,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "model/mask.h"
 
-namespace lcab::kernels {
+namespace lcab {
 
 struct CudnnMaskModel {
   /// Lengths of the packed documents, in order, summing to seqlen_q (== seqlen_k when more than one).
@@ -43,5 +46,8 @@ struct CudnnMaskFit {
 
 /// Fits one slice list over seqlen_q x seqlen_k (local coordinates, as in kernels::AttentionProblem).
 CudnnMaskFit fit_cudnn_mask(int64_t seqlen_q, int64_t seqlen_k, const std::vector<Slice>& slices);
+/// Fits a call's head masks, one list shared by every head or one per kv head (non-empty): cuDNN takes one mask for
+/// all heads, so per-kv-head lists must be equal. A reason says which of the two failed, for a caller's status.
+CudnnMaskFit fit_cudnn_masks(int64_t seqlen_q, int64_t seqlen_k, std::span<const std::vector<Slice>> lists);
 
-}  // namespace lcab::kernels
+}  // namespace lcab

@@ -1,10 +1,10 @@
-#include "kernels/cudnn_mask.h"
+#include "model/cudnn_mask.h"
 
 #include <algorithm>
 #include <limits>
 #include <sstream>
 
-namespace lcab::kernels {
+namespace lcab {
 namespace {
 
 // Row ranges are gathered slice by slice; masks with many slices per row (block-sparse) are not bands anyway.
@@ -146,4 +146,17 @@ CudnnMaskFit fit_cudnn_mask(int64_t seqlen_q, int64_t seqlen_k, const std::vecto
   return fit;
 }
 
-}  // namespace lcab::kernels
+CudnnMaskFit fit_cudnn_masks(int64_t seqlen_q, int64_t seqlen_k, std::span<const std::vector<Slice>> lists) {
+  for (const std::vector<Slice>& list : lists) {
+    if (list != lists[0]) {
+      CudnnMaskFit differ;
+      differ.reason = "per-kv-head masks that differ between heads are not expressible in cuDNN";
+      return differ;
+    }
+  }
+  CudnnMaskFit fit = fit_cudnn_mask(seqlen_q, seqlen_k, lists[0]);
+  if (!fit.fits) fit.reason = "mask not expressible in cuDNN (full, causal, sliding window, documents): " + fit.reason;
+  return fit;
+}
+
+}  // namespace lcab
