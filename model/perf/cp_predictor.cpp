@@ -5,6 +5,7 @@
 #include "model/cp/schedule_items.h"
 #include "model/error.h"
 #include "model/perf/grid_schedule.h"
+#include "model/perf/kernel_mask_support.h"
 #include "model/perf/lockstep_simulator.h"
 
 namespace lcab::perf {
@@ -225,9 +226,20 @@ void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig&
   out[first].counted = true;
 }
 
+namespace {
+// An implementation that cannot run the mask runs no config of it: Ulysses gives every rank the whole mask for its
+// heads, and the other methods cut their ranks' calls from it (model/perf/kernel_mask_support.h).
+void check_mask_support(const cp::CpConfig& config, const KernelChoice& kernel) {
+  if (!config.workload.mask) return;
+  const std::string why = kernel_mask_error(kernel.impl, *config.workload.mask);
+  LCAB_CHECK(why.empty(), why);
+}
+}  // namespace
+
 CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
                                   const std::vector<cp::Pass>& passes, PredictOptions options) {
   LCAB_CHECK(!passes.empty(), "a CP prediction needs at least one pass (fwd, bwd)");
+  check_mask_support(config, kernel);
   CpPrediction prediction;
   prediction.config = normalized(config);
   const CommCostModel& comm = comm_model(prediction.config.gpus);
@@ -363,6 +375,7 @@ bool CpPredictor::sampled_built_bound(const cp::CpMethod& method, const KernelCh
 CpBound CpPredictor::bound(const cp::CpConfig& config, const KernelChoice& kernel, const std::vector<cp::Pass>& passes,
                            bool with_time_bound, BoundSampling sampling) {
   LCAB_CHECK(!passes.empty(), "a CP bound needs at least one pass (fwd, bwd)");
+  check_mask_support(config, kernel);
   CpBound b;
   b.config = normalized(config);
   b.passes = passes;

@@ -35,4 +35,9 @@ std::string kernel_mask_shortfall(std::string_view impl, const Mask& mask) {
          "model does not cover";
 }
 
+std::string kernel_mask_error(std::string_view impl, const Mask& mask) {
+  const std::string why = kernel_mask_shortfall(impl, mask);
+  return why.empty() ? why : std::string(impl) + " cannot run this mask: " + why;
+}
+
 }  // namespace lcab::perf

@@ -17,5 +17,7 @@ namespace lcab::perf {
 ///   computing every tile (measure/peers/torch_peers.py --max-dense-mask-bytes), which the model does not cover.
 /// - lcab_flash, lcab_flash_sm80, torch_flex: any mask.
 std::string kernel_mask_shortfall(std::string_view impl, const Mask& mask);
+/// The same as the error of a CP prediction or plan: "IMPL cannot run this mask: REASON"; "" when it can.
+std::string kernel_mask_error(std::string_view impl, const Mask& mask);
 
 }  // namespace lcab::perf

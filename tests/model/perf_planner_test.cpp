@@ -73,6 +73,24 @@ TEST(PerfPlanner, ConfigsThatDoNotFitAreRankedLastAndMarked) {
   for (const PlanEntry& e : fits.entries) EXPECT_TRUE(e.fits);
 }
 
+TEST(PerfPlanner, AnImplementationThatCannotRunTheMaskRanksNothing) {
+  // cudnn takes one band for all heads: no config of a per-kv-head block-sparse mask, each skipped with the reason
+  // (model/perf/kernel_mask_support.h); on a causal mask it plans as any implementation does.
+  HardwareProfile p = testing::simple_profile();
+  for (KernelParams& k : p.kernels) k.impl = "cudnn";
+  PlanRequest sparse = request("block_sparse", 8192);
+  sparse.kernel.impl = "cudnn";
+  const Plan none = make_plan(p, {8, 8}, sparse);
+  EXPECT_TRUE(none.entries.empty());
+  ASSERT_EQ(none.skipped.size(), plan_candidates(sparse, {8, 8}).size());
+  for (const SkippedConfig& s : none.skipped) {
+    EXPECT_NE(s.reason.find("cudnn cannot run this mask: per-kv-head masks"), std::string::npos) << s.reason;
+  }
+  PlanRequest causal = request("causal", 8192);
+  causal.kernel.impl = "cudnn";
+  EXPECT_FALSE(make_plan(p, {8, 8}, causal).entries.empty());
+}
+
 TEST(PerfPlanner, InvalidConfigsAreSkippedWithWhatWouldBeValid) {
   // 6 heads on 4 GPUs: Ulysses over 4 cannot split the heads.
   const Plan plan = make_plan(testing::simple_profile(), {4, 8}, request("causal", 8192, 6, 6));

@@ -10,6 +10,7 @@ GQA grouping allows.
   a sweep grid with "heads": 7, "kv_heads": 3 likewise.
 - `--head-dim 96` (no profile entry for it): the table is empty, so the plan lists each distinct reason once with
   the count and the first configs it rejected; `--show-skipped` lists every config instead, with no summary.
+- An implementation that cannot run the mask (cudnn on block_sparse): every config rejected with its reason.
 - A plan that ranks configs prints no such summary.
 """
 import json
@@ -62,6 +63,13 @@ listed = run("--head-dim", "96", "--show-skipped")
 check(listed.returncode == 0 and "No config could be ranked" not in listed.stdout, listed.stdout)
 rejected = [line for line in listed.stdout.split("Rejected configs:")[1].splitlines() if line.startswith("- ")]
 check(len(rejected) == total, f"--show-skipped lists all {total} configs: {len(rejected)}")
+
+# An implementation that cannot run the mask ranks nothing, and says why: cudnn takes one mask for all heads.
+cannot = subprocess.run([PREDICT, "plan", "--gpus", "8", "--mask", "block_sparse", "--seqlen", "64k", "--impl", "cudnn"],
+                        capture_output=True, text=True)
+check(cannot.returncode == 0 and "0 configs ranked" in cannot.stdout
+      and "cudnn cannot run this mask: per-kv-head masks that differ between heads" in cannot.stdout,
+      cannot.stdout + cannot.stderr)
 
 ranked = run()
 check(ranked.returncode == 0 and "No config could be ranked" not in ranked.stdout
