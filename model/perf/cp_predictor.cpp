@@ -226,15 +226,15 @@ void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig&
   out[first].counted = true;
 }
 
-namespace {
 // An implementation that cannot run the mask runs no config of it: Ulysses gives every rank the whole mask for its
 // heads, and the other methods cut their ranks' calls from it (model/perf/kernel_mask_support.h).
-void check_mask_support(const cp::CpConfig& config, const KernelChoice& kernel) {
-  if (!config.workload.mask) return;
+void CpPredictor::check_mask_support(const cp::CpConfig& config, const KernelChoice& kernel) {
+  if (!config.workload.mask || (config.workload.mask == runnable_mask_ && kernel.impl == runnable_impl_)) return;
   const std::string why = kernel_mask_error(kernel.impl, *config.workload.mask);
   LCAB_CHECK(why.empty(), why);
+  runnable_mask_ = config.workload.mask;
+  runnable_impl_ = kernel.impl;
 }
-}  // namespace
 
 CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,
                                   const std::vector<cp::Pass>& passes, PredictOptions options) {
