@@ -35,8 +35,8 @@ def sourced(value, source):
 # impl: (tile fwd, tile bwd, scheduler, {gpu: figures}, source text). Figures are (full fwd, full bwd, causal fwd,
 # causal bwd) TFLOP/s at hd 128, which the other head dims take scaled; or {head_dim: (those four, source text,
 # band)} where they were measured per head dim (the head dims not listed take the hd 128 figures, scaled). band is
-# None or the forward's time in ms on BAND_MASK, whose rows each hold one 128 x 128 block: it gives the forward's
-# row_us, and causal then its partial_tile_us (solve_forward_with_band).
+# None or (ms, source text): the forward's time on band1 at BAND_S, each of whose 128-row blocks sees its own 128 keys;
+# it gives the forward's row_us, and causal then its partial_tile_us (solve_forward_with_band).
 H100_SDPA_FLASH = (365, 315, 315, 316)
 LCAB_FLASH_MMA_SYNC_H100 = (309, 204, 308, 200)
 # lcab_flash_sm80 on one H200 with main 7a83a8c's binaries, whose mma.sync kernels main still runs (the dK/dV
