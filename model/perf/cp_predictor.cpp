@@ -229,11 +229,13 @@ void CpPredictor::build_resolved(const cp::CpMethod& method, const cp::CpConfig&
 // An implementation that cannot run the mask runs no config of it: Ulysses gives every rank the whole mask for its
 // heads, and the other methods cut their ranks' calls from it (model/perf/kernel_mask_support.h).
 void CpPredictor::check_mask_support(const cp::CpConfig& config, const KernelChoice& kernel) {
-  if (!config.workload.mask || (config.workload.mask == runnable_mask_ && kernel.impl == runnable_impl_)) return;
-  const std::string why = kernel_mask_error(kernel.impl, *config.workload.mask);
-  LCAB_CHECK(why.empty(), why);
-  runnable_mask_ = config.workload.mask;
-  runnable_impl_ = kernel.impl;
+  if (!config.workload.mask) return;
+  if (config.workload.mask != checked_mask_ || kernel.impl != checked_impl_) {
+    checked_error_ = kernel_mask_error(kernel.impl, *config.workload.mask);
+    checked_mask_ = config.workload.mask;
+    checked_impl_ = kernel.impl;
+  }
+  LCAB_CHECK(checked_error_.empty(), checked_error_);
 }
 
 CpPrediction CpPredictor::predict(const cp::CpConfig& config, const KernelChoice& kernel,

@@ -178,11 +178,13 @@ class CpPredictor {
   std::map<std::tuple<std::string, int, int64_t, std::string>, std::unique_ptr<KernelCostModel>> kernels_;
   std::shared_ptr<RingItemCostCache> items_;
   std::vector<KeptBuild> builds_;  // built_passes(), oldest first
-  /// Throws where kernel.impl cannot run the config's mask (kernel_mask_error); the last mask found runnable (and its
-  /// implementation) is kept, so that the candidates of one plan, which share their mask, check it once.
+  /// Throws where kernel.impl cannot run the config's mask (kernel_mask_error). The verdict on the last mask and
+  /// implementation checked is kept, so that the candidates of one plan, which share their mask, check it once; a
+  /// plan then skips every config with that reason.
   void check_mask_support(const cp::CpConfig& config, const KernelChoice& kernel);
-  std::shared_ptr<const Mask> runnable_mask_;
-  std::string runnable_impl_;
+  std::shared_ptr<const Mask> checked_mask_;
+  std::string checked_impl_;
+  std::string checked_error_;  ///< kernel_mask_error of the two ("" when runnable)
 };
 
 /// The key fields of a CP record (DESIGN.md section 5) for one pass of a config, as a measurement would write

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "model/error.h"
-#include "model/perf/kernel_mask_support.h"
 
 namespace lcab::perf {
 namespace {
@@ -272,14 +271,6 @@ Plan make_plan(const HardwareProfile& profile, const ClusterShape& cluster, cons
   Plan plan;
   plan.memory_limit_bytes =
       request.memory_limit_bytes > 0 ? request.memory_limit_bytes : static_cast<int64_t>(profile.gpu.memory_bytes.value);
-  // An implementation that cannot run the mask runs no config of it: Ulysses gives every rank the whole mask for its
-  // heads, and the other methods cut their ranks' calls from it.
-  if (const std::string why = kernel_mask_error(request.kernel.impl, *request.workload.mask); !why.empty()) {
-    for (const cp::CpConfig& config : candidates) plan.skipped.push_back({config, why});
-    plan.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return plan;
-  }
-
   int threads = request.threads > 0 ? request.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::clamp<int>(threads, 1, std::max<int>(1, static_cast<int>(n)));
   // One predictor per worker (kernel caches are not shared); item tables are shared by all.
